@@ -1,0 +1,119 @@
+"""Run one TensorFlow scenario in a fresh Python process and read its result.
+
+TensorFlow fixes its thread pools once per process, so every scenario that
+looks at pools gets a process of its own. The prelude counts the pools from
+/proc (DESIGN.md §1) with its own few lines, independent of the package.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+TESTS = Path(__file__).resolve().parent
+STANDINS = TESTS / "standins"
+
+PRELUDE = r'''
+import json, os, sys
+
+def threads():
+    """{thread name: count} of this process, from /proc/self/task/*/comm."""
+    counts = {}
+    for tid in os.listdir("/proc/self/task"):
+        with open(f"/proc/self/task/{tid}/comm") as f:
+            name = f.read().strip()
+        counts[name] = counts.get(name, 0) + 1
+    return counts
+
+def busy_threads(min_ns=1_000_000):
+    """Threads other than the main one that ran for more than 1 ms."""
+    busy = 0
+    for tid in os.listdir("/proc/self/task"):
+        if int(tid) == os.getpid():
+            continue
+        with open(f"/proc/self/task/{tid}/schedstat") as f:
+            busy += int(f.read().split()[0]) > min_ns
+    return busy
+
+def work(tf):
+    """Eager ops big enough that every intra-op thread gets a share."""
+    x = tf.random.uniform((800, 800))
+    for _ in range(2):
+        y = tf.matmul(x, x)
+    return float(tf.reduce_sum(y))
+
+def main_thread_name():
+    with open(f"/proc/self/task/{os.getpid()}/comm") as f:
+        return f.read().strip()
+
+def emit(**result):
+    result.setdefault("threads", threads())
+    result.setdefault("busy", busy_threads())
+    result["main"] = main_thread_name()
+    print("RESULT " + json.dumps(result, default=str), flush=True)
+'''
+
+
+class ScenarioFailed(AssertionError):
+    pass
+
+
+def run(code: str, *, env: dict | None = None, standin_tf1: bool = False, timeout: int = 180) -> dict:
+    """Run `code` after the prelude in a new interpreter; return what it emit()ted,
+    with its stderr under "stderr"."""
+    child_env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("TF_NUM_", "OMP_", "KMP_", "CUDA_VISIBLE"))
+    }
+    child_env.update(OPENBLAS_NUM_THREADS="1", TF_CPP_MIN_LOG_LEVEL="1", PYTHONWARNINGS="default")
+    if standin_tf1:
+        child_env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(STANDINS), child_env.get("PYTHONPATH")]))
+    child_env.update(env or {})
+    source = PRELUDE + textwrap.dedent(code)
+    proc = subprocess.run(
+        [sys.executable, "-c", source], env=child_env, capture_output=True, text=True, timeout=timeout
+    )
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
+    if proc.returncode != 0 or not lines:
+        raise ScenarioFailed(
+            f"scenario exited {proc.returncode}\n--- stdout\n{proc.stdout}\n--- stderr\n{proc.stderr[-4000:]}"
+        )
+    result = json.loads(lines[-1][len("RESULT "):])
+    result["stderr"] = proc.stderr
+    result["stdout"] = proc.stdout
+    return result
+
+
+def tf_names_threads() -> bool:
+    """TF 2.16+ names its inter-op threads tf_Compute; 2.15 names none."""
+    from tfcompat_threads.versions import tf_version
+
+    return tf_version().release[:2] >= (2, 16)
+
+
+def pools(result: dict) -> tuple[int, int] | tuple[None, int]:
+    """(intra, inter) from the thread counts of an eager scenario with no
+    Python threads. On TF 2.15 only the sum is certain: (busy intra, inter)."""
+    counts, main = result["threads"], result["main"]
+    if tf_names_threads():
+        return counts.get(main, 0) - 1, counts.get("tf_Compute", 0)
+    # 2.15: main + graph runner + intra + inter, all named like the process.
+    total = counts.get(main, 0) - 2
+    intra = max(1, result["busy"])
+    return intra, total - intra
+
+
+def assert_pools(result: dict, intra: int, inter: int, *, split_known: bool = True) -> None:
+    """The process made exactly one intra-op pool of `intra` threads and
+    inter-op pools of `inter` threads in all."""
+    seen_intra, seen_inter = pools(result)
+    detail = f"threads={result['threads']} busy={result['busy']}"
+    if tf_names_threads() or split_known:
+        assert (seen_intra, seen_inter) == (intra, inter), detail
+    else:
+        assert seen_intra + seen_inter == intra + inter, detail

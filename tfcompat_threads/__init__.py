@@ -1,0 +1,50 @@
+"""tfcompat_threads: TF1 thread and placement settings that take effect on any TensorFlow.
+
+    import tfcompat_threads
+    tfcompat_threads.configure(intra_op_parallelism_threads=4, inter_op_parallelism_threads=2)
+
+Importing this package never imports TensorFlow (nor libcst or click): the
+names below load their module on first use.
+"""
+
+from __future__ import annotations
+
+from .errors import ThreadConfigError, ThreadConfigWarning, UnmappedOptionWarning
+
+__version__ = "0.1.0"
+
+_LAZY = {
+    "configure": "runtime",
+    "effective": "runtime",
+    "Report": "runtime",
+    "ConfigProto": "sessions",
+    "GPUOptions": "sessions",
+    "Session": "sessions",
+    "InteractiveSession": "sessions",
+    "ConfigOnlySession": "sessions",
+    "set_session": "sessions",
+    "tf_version": "versions",
+    "execution_mode": "versions",
+}
+
+__all__ = [
+    "ThreadConfigError",
+    "ThreadConfigWarning",
+    "UnmappedOptionWarning",
+    "__version__",
+    *_LAZY,
+]
+
+def __getattr__(name: str):
+    module_name = _LAZY.get(name)
+    if module_name is None:
+        raise AttributeError(f"module 'tfcompat_threads' has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(f".{module_name}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

@@ -1,0 +1,225 @@
+"""The one table of ConfigProto options and what each becomes on TensorFlow 2.
+
+This module is the TF-free model of the options. The runtime shim
+(`runtime.py`) applies a row by its `action`, the codemod writes a row's
+`native` template, and the README's option table is printed from it
+(`python -m tfcompat_threads.options`). Adding a field means adding one row.
+
+Field paths are dotted: `gpu_options.allow_growth`, `device_count.GPU`.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+
+class Applicability(str, enum.Enum):
+    """How far a rewrite of the field can be trusted (ruff's fix applicability)."""
+
+    SAFE = "safe"  # same behaviour on TF2
+    UNSAFE = "unsafe"  # close, but a documented difference remains
+    MANUAL = "none"  # no TF2 call: reported, never guessed
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class Timing(str, enum.Enum):
+    BEFORE_INIT = "before the runtime starts"
+    ANY_TIME = "any time"
+    GRAPH_ONLY = "graph mode only"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True)
+class Option:
+    field: str
+    """Dotted ConfigProto path."""
+    action: str
+    """Name of the runtime action that applies it in TF2 eager mode."""
+    native: str | None
+    """TF2 statement(s) for the codemod; `{tf}` is the TensorFlow module name,
+    `{value}` the field's value expression. None: no TF2 equivalent."""
+    since: str
+    """First TF release that has the TF2 call."""
+    applicability: Applicability
+    timing: Timing
+    notes: str
+    env: str | None = None
+    """Environment variable that sets the same thing before the process starts."""
+
+    @property
+    def mappable(self) -> bool:
+        return self.native is not None
+
+
+_A = Applicability
+_T = Timing
+
+OPTIONS: tuple[Option, ...] = (
+    Option(
+        "intra_op_parallelism_threads",
+        "intra_op_threads",
+        "{tf}.config.threading.set_intra_op_parallelism_threads({value})",
+        "1.14",
+        _A.SAFE,
+        _T.BEFORE_INIT,
+        "Threads inside one op (matmul, reduction). Process-wide; 0 = number of schedulable CPUs.",
+        env="TF_NUM_INTRAOP_THREADS",
+    ),
+    Option(
+        "inter_op_parallelism_threads",
+        "inter_op_threads",
+        "{tf}.config.threading.set_inter_op_parallelism_threads({value})",
+        "1.14",
+        _A.SAFE,
+        _T.BEFORE_INIT,
+        "Threads running independent ops side by side. Process-wide; 0 = number of schedulable CPUs.",
+        env="TF_NUM_INTEROP_THREADS",
+    ),
+    Option(
+        "allow_soft_placement",
+        "soft_placement",
+        "{tf}.config.set_soft_device_placement({value})",
+        "1.14",
+        _A.SAFE,
+        _T.ANY_TIME,
+        "Fall back to another device when the asked one cannot run the op.",
+    ),
+    Option(
+        "log_device_placement",
+        "log_placement",
+        "{tf}.debugging.set_log_device_placement({value})",
+        "1.14",
+        _A.SAFE,
+        _T.BEFORE_INIT,
+        "Log the device of every op. Accepted later too, but then nothing is logged (TF 2.15-2.21).",
+    ),
+    Option(
+        "gpu_options.allow_growth",
+        "gpu_memory_growth",
+        "for gpu in {tf}.config.list_physical_devices('GPU'):\n"
+        "    {tf}.config.experimental.set_memory_growth(gpu, {value})",
+        "2.1",
+        _A.SAFE,
+        _T.BEFORE_INIT,
+        "Per GPU; or TF_FORCE_GPU_ALLOW_GROWTH=true before the process starts.",
+    ),
+    Option(
+        "gpu_options.visible_device_list",
+        "gpu_visible_device_list",
+        "{tf}.config.set_visible_devices(\n"
+        "    [{tf}.config.list_physical_devices('GPU')[int(i)] for i in str({value}).split(',')], 'GPU')",
+        "2.1",
+        _A.UNSAFE,
+        _T.BEFORE_INIT,
+        "The listed GPUs stay visible, but TF2 keeps their physical order, not the listed one.",
+    ),
+    Option(
+        "device_count.GPU",
+        "device_count_gpu",
+        "{tf}.config.set_visible_devices({tf}.config.list_physical_devices('GPU')[:{value}], 'GPU')",
+        "2.1",
+        _A.SAFE,
+        _T.BEFORE_INIT,
+        "GPU: 0 hides every GPU; n keeps the first n.",
+    ),
+    Option(
+        "device_count.CPU",
+        "device_count_cpu",
+        "{tf}.config.set_logical_device_configuration(\n"
+        "    {tf}.config.list_physical_devices('CPU')[0],\n"
+        "    [{tf}.config.LogicalDeviceConfiguration()] * {value})",
+        "2.1",
+        _A.UNSAFE,
+        _T.BEFORE_INIT,
+        "Number of CPU devices, NOT a thread limit: use the two thread options for that.",
+    ),
+    Option(
+        "gpu_options.per_process_gpu_memory_fraction",
+        "manual",
+        None,
+        "2.1",
+        _A.MANUAL,
+        _T.BEFORE_INIT,
+        "No fraction API: tf.config.set_logical_device_configuration(gpu, "
+        "[tf.config.LogicalDeviceConfiguration(memory_limit=MB)]) needs the GPU's size in MB.",
+    ),
+    *(
+        Option(
+            field,
+            "graph_only",
+            None,
+            "-",
+            _A.MANUAL,
+            _T.GRAPH_ONLY,
+            "No TF2 eager equivalent; a tf.compat.v1 session in graph mode still honours it.",
+        )
+        for field in (
+            "use_per_session_threads",
+            "session_inter_op_thread_pool",
+            "placement_period",
+            "device_filters",
+            "operation_timeout_in_ms",
+            "graph_options",
+            "rpc_options",
+            "cluster_def",
+            "isolate_session_state",
+            "share_cluster_devices_in_session",
+            "experimental",
+            "pluggable_device_options",
+            "gpu_options.allocator_type",
+            "gpu_options.deferred_deletion_bytes",
+            "gpu_options.polling_active_delay_usecs",
+            "gpu_options.polling_inactive_delay_msecs",
+            "gpu_options.force_gpu_compatible",
+            "gpu_options.experimental",
+        )
+    ),
+)
+
+BY_FIELD: dict[str, Option] = {option.field: option for option in OPTIONS}
+
+THREAD_FIELDS = ("intra_op_parallelism_threads", "inter_op_parallelism_threads")
+
+# Fields whose value is a message or a map: a dotted path below them names a row.
+NESTED_FIELDS = ("gpu_options", "device_count")
+
+
+def lookup(field: str) -> Option | None:
+    """The row for a dotted field path; a path below a graph-only message
+    (`graph_options.optimizer_options...`) resolves to that message's row."""
+    if field in BY_FIELD:
+        return BY_FIELD[field]
+    parts = field.split(".")
+    for end in range(len(parts) - 1, 0, -1):
+        option = BY_FIELD.get(".".join(parts[:end]))
+        if option is not None and option.field not in NESTED_FIELDS:
+            return option
+    return None
+
+
+def markdown_table() -> str:
+    """The README's option table."""
+    lines = [
+        "| ConfigProto field | TF2 | since | fix | when | notes |",
+        "|---|---|---|---|---|---|",
+    ]
+    for option in OPTIONS:
+        if option.native is None:
+            tf2 = "none (reported)"
+        else:
+            tf2 = "`" + " ".join(option.native.format(tf="tf", value="v").split()) + "`"
+        notes = option.notes + (f" Env: `{option.env}`." if option.env else "")
+        lines.append(
+            f"| `{option.field}` | {tf2} | {option.since} | {option.applicability.name.lower()} "
+            f"| {option.timing} | {notes} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    print(markdown_table(), end="")

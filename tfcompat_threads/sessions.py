@@ -1,0 +1,171 @@
+"""TF1 session API that keeps its configuration on any TensorFlow.
+
+In graph mode (TF1, or TF2 after `disable_eager_execution()`) these are the
+real `tf.compat.v1` objects, created with the process defaults of
+`configure()` merged under their own config. In TF2 eager mode a session's
+config is applied process-wide (eager ops never see a session's config), and
+the real session is made only when the program first uses it: a session that
+only carries configuration must not start a second set of thread pools.
+"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from typing import Any
+
+from . import runtime
+from .errors import UnmappedOptionWarning
+from .versions import execution_mode
+
+
+def _v1():
+    """`tf.compat.v1`, or TF1's own `tf` before 1.13."""
+    import tensorflow as tf
+
+    compat = getattr(tf, "compat", None)
+    return getattr(compat, "v1", tf) if compat is not None else tf
+
+
+def ConfigProto(**fields):  # noqa: N802  the TF1 name is the API
+    """A real `ConfigProto` of the installed TensorFlow."""
+    return _v1().ConfigProto(**fields)
+
+
+def GPUOptions(**fields):  # noqa: N802
+    """A real `GPUOptions` of the installed TensorFlow."""
+    return _v1().GPUOptions(**fields)
+
+
+def _as_proto(config: Any):
+    if config is None or hasattr(config, "ListFields"):
+        return config
+    return ConfigProto(**dict(config))
+
+
+def _graph_mode() -> bool:
+    if "tensorflow" not in sys.modules:
+        _v1()
+    return execution_mode().endswith("graph")
+
+
+def graph_session_config(config: Any):
+    """The config a graph-mode session starts with: configure()'s process
+    defaults, then the session's own fields on top."""
+    merged = ConfigProto()
+    for name, value in runtime.graph_defaults().items():
+        _set_field(merged, name, value)
+    if config is not None:
+        merged.MergeFrom(_as_proto(config))
+    return merged
+
+
+def _set_field(proto, dotted: str, value) -> None:
+    *parents, leaf = dotted.split(".")
+    for parent in parents:
+        proto = getattr(proto, parent)
+    if hasattr(value, "ListFields"):
+        getattr(proto, leaf).CopyFrom(value)
+    elif hasattr(proto, "DESCRIPTOR"):
+        setattr(proto, leaf, value)
+    else:  # a map entry: device_count['GPU']
+        proto[leaf] = value
+
+
+def _start_graph_session(session_class, target, graph, config):
+    merged = graph_session_config(config)
+    session = session_class(target, graph=graph, config=merged)
+    runtime.note_graph_session_started(merged)
+    return session
+
+
+class ConfigOnlySession:
+    """A TF2-eager stand-in for `tf.compat.v1.Session` whose config is
+    already applied process-wide. The real session is created on first use
+    (`run`, `graph`, `as_default`, `with`, ...), with the same config."""
+
+    def __init__(self, session_class_name: str, target, graph, config) -> None:
+        self._session_class_name = session_class_name
+        self._target = target
+        self._graph = graph
+        self._config = config
+        self._session = None
+
+    @property
+    def config(self):
+        return self._config
+
+    @property
+    def started(self) -> bool:
+        """Whether the real session (and its thread pools) exists."""
+        return self._session is not None
+
+    def real_session(self):
+        if self._session is None:
+            session_class = getattr(_v1(), self._session_class_name)
+            self._session = session_class(self._target, graph=self._graph, config=self._config)
+        return self._session
+
+    def close(self) -> None:
+        if self._session is not None:
+            self._session.close()
+
+    def __enter__(self):
+        return self.real_session().__enter__()
+
+    def __exit__(self, *exc_info):
+        return self.real_session().__exit__(*exc_info)
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self.real_session(), name)
+
+    def __repr__(self) -> str:
+        state = "started" if self.started else "config only, not started"
+        return f"<tfcompat_threads {self._session_class_name} ({state})>"
+
+
+def _session(session_class_name: str, target, graph, config):
+    config = _as_proto(config)
+    if _graph_mode():
+        return _start_graph_session(getattr(_v1(), session_class_name), target, graph, config)
+    if config is not None:
+        runtime.configure(config, on_conflict="warn")
+    return ConfigOnlySession(session_class_name, target, graph, config)
+
+
+def Session(target: str = "", graph=None, config=None):  # noqa: N802
+    """`tf.compat.v1.Session` whose config takes effect in every mode."""
+    return _session("Session", target, graph, config)
+
+
+def InteractiveSession(target: str = "", graph=None, config=None):  # noqa: N802
+    """`tf.compat.v1.InteractiveSession` whose config takes effect in every mode."""
+    return _session("InteractiveSession", target, graph, config)
+
+
+def _keras_set_session():
+    backend = getattr(getattr(_v1(), "keras", None), "backend", None)
+    return getattr(backend, "set_session", None)
+
+
+def set_session(session) -> None:
+    """Keras' `set_session`. Graph mode with Keras 2: the real call. TF2 eager,
+    or Keras 3 (TF >= 2.16, which has no sessions): the session's config is
+    applied process-wide instead."""
+    config = getattr(session, "_config", None)
+    if _graph_mode():
+        keras_set_session = _keras_set_session()
+        if keras_set_session is not None:
+            real = session.real_session() if isinstance(session, ConfigOnlySession) else session
+            keras_set_session(real)
+            return
+        warnings.warn(
+            "tfcompat_threads: this Keras has no set_session (Keras 3); "
+            "the session's config is applied process-wide instead",
+            UnmappedOptionWarning,
+            stacklevel=2,
+        )
+    if config is not None:
+        runtime.configure(config, on_conflict="warn")
