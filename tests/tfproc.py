@@ -20,7 +20,7 @@ STANDINS = TESTS / "standins"
 PRELUDE = r'''
 import json, os, sys
 
-def threads():
+def _count_threads():
     """{thread name: count} of this process, from /proc/self/task/*/comm."""
     counts = {}
     for tid in os.listdir("/proc/self/task"):
@@ -29,7 +29,7 @@ def threads():
         counts[name] = counts.get(name, 0) + 1
     return counts
 
-def busy_threads(min_ns=1_000_000):
+def _busy_threads(min_ns=1_000_000):
     """Threads other than the main one that ran for more than 1 ms."""
     busy = 0
     for tid in os.listdir("/proc/self/task"):
@@ -46,14 +46,14 @@ def work(tf):
         y = tf.matmul(x, x)
     return float(tf.reduce_sum(y))
 
-def main_thread_name():
+def _main_thread_name():
     with open(f"/proc/self/task/{os.getpid()}/comm") as f:
         return f.read().strip()
 
 def emit(**result):
-    result.setdefault("threads", threads())
-    result.setdefault("busy", busy_threads())
-    result["main"] = main_thread_name()
+    result.setdefault("threads", _count_threads())
+    result.setdefault("busy", _busy_threads())
+    result["main"] = _main_thread_name()
     print("RESULT " + json.dumps(result, default=str), flush=True)
 '''
 

@@ -50,6 +50,9 @@ class Option:
     notes: str
     env: str | None = None
     """Environment variable that sets the same thing before the process starts."""
+    literals: tuple[tuple[object, str], ...] = ()
+    """(literal value, template) pairs that replace `native` for that value
+    and are safe; an empty template means there is nothing to do."""
 
     @property
     def mappable(self) -> bool:
@@ -126,6 +129,7 @@ OPTIONS: tuple[Option, ...] = (
         _A.SAFE,
         _T.BEFORE_INIT,
         "GPU: 0 hides every GPU; n keeps the first n.",
+        literals=((0, "{tf}.config.set_visible_devices([], 'GPU')"),),
     ),
     Option(
         "device_count.CPU",
@@ -136,7 +140,9 @@ OPTIONS: tuple[Option, ...] = (
         "2.1",
         _A.UNSAFE,
         _T.BEFORE_INIT,
-        "Number of CPU devices, NOT a thread limit: use the two thread options for that.",
+        "Number of CPU devices, NOT a thread limit: use the two thread options for that. "
+        "1 is the default: nothing to do.",
+        literals=((1, ""),),
     ),
     Option(
         "gpu_options.per_process_gpu_memory_fraction",

@@ -1,0 +1,68 @@
+"""Every fixture folder, both targets: the expected bytes, the expected
+findings, a second run changes nothing, and the output compiles. Fixtures
+with run.json are RUN after fixing, on the real TensorFlow, and the pools the
+process made are counted against what the legacy program asked for."""
+
+import json
+
+import pytest
+
+from tests.fixture_outputs import folders
+from tests.tfproc import assert_pools, run
+from tfcompat_threads.codemod import TARGETS, transform
+
+FOLDERS = folders()
+RUNNABLE = [f for f in FOLDERS if (f / "run.json").exists()]
+
+
+def test_there_are_enough_fixtures():
+    assert len(FOLDERS) >= 30
+    assert sum(f.name.startswith("noop_") for f in FOLDERS) >= 4
+    for folder in FOLDERS:
+        assert (folder / "note.txt").read_text().strip(), folder.name
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("folder", FOLDERS, ids=lambda f: f.name)
+def test_fixture(folder, target):
+    source = (folder / "input.py").read_bytes()
+    result = transform(source, target, filename=str(folder / "input.py"))
+    assert result.source == (folder / f"{target}.py").read_bytes()
+    expected = [line.split(" ", 1)[1] for line in (folder / "findings.txt").read_text().splitlines()
+                if line.startswith(target + " ")]
+    got = [f"{f.code} {f.start.line}:{f.start.column} {'fixed' if f.fixed else 'open'}" for f in result.findings]
+    assert got == expected
+    again = transform(result.source, target)
+    assert again.source == result.source, "fixing twice must equal fixing once"
+    assert all(not f.fixed for f in again.findings)
+    compile(result.source, str(folder / f"{target}.py"), "exec")
+    if folder.name.startswith("noop_"):
+        assert result.source == source
+
+
+@pytest.mark.parametrize("folder", FOLDERS, ids=lambda f: f.name)
+def test_unsafe_fixes(folder):
+    source = (folder / "input.py").read_bytes()
+    unsafe = folder / "native_unsafe.py"
+    result = transform(source, "native", unsafe_fixes=True)
+    assert result.source == (unsafe if unsafe.exists() else folder / "native.py").read_bytes()
+    assert transform(result.source, "native", unsafe_fixes=True).source == result.source
+    compile(result.source, str(unsafe), "exec")
+
+
+def expected_pools(folder, cpus):
+    asked = json.loads((folder / "run.json").read_text())
+    values = {"cpus": cpus, "cpus//2": max(1, cpus // 2)}
+    intra, inter = (values.get(asked[k], asked[k]) for k in ("intra", "inter"))
+    return intra or cpus, inter or cpus  # 0: TensorFlow picks the number of CPUs
+
+
+@pytest.mark.tf
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("folder", RUNNABLE, ids=lambda f: f.name)
+def test_fixed_program_keeps_its_thread_settings(folder, target):
+    program = (folder / f"{target}.py").read_text(encoding="utf-8")
+    result = run(program + "\nemit(cpus=len(os.sched_getaffinity(0)))\n")
+    intra, inter = expected_pools(folder, result["cpus"])
+    # the fixtures run small ops: on TF 2.15 only the sum of the pools is certain
+    assert_pools(result, intra=intra, inter=inter, split_known=False)

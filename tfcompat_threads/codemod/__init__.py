@@ -1,0 +1,77 @@
+"""The codemod: TF1 session-config code -> code that keeps its settings on TF2.
+
+    from tfcompat_threads.codemod import transform
+    result = transform(source_bytes, target="native", filename="train.py")
+    result.source, result.findings
+
+Targets: "native" (TF2 calls where a session only carried configuration,
+tf.compat.v1 where a config feeds graphs) and "shim" (tfcompat_threads calls
+that do the right thing on any TensorFlow). Works on bytes: encoding, BOM,
+line endings and everything the fix does not touch come back unchanged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .findings import RULES, Finding, Position, Rule
+from .prefilter import may_need_codemod
+
+TARGETS = ("native", "shim")
+
+__all__ = ["RULES", "TARGETS", "CodemodError", "Finding", "Position", "Result", "Rule", "transform"]
+
+
+class CodemodError(Exception):
+    """A file the codemod cannot work on: it names the file and the line."""
+
+    def __init__(self, filename: str | None, line: int, column: int, message: str) -> None:
+        self.filename = filename or "<source>"
+        self.line = line
+        self.column = column
+        self.message = message
+        super().__init__(f"{self.filename}:{line}:{column}: {message}")
+
+
+@dataclass
+class Result:
+    source: bytes
+    findings: list[Finding] = field(default_factory=list)
+
+    def changed(self, original: bytes) -> bool:
+        return self.source != original
+
+
+def transform(
+    source: bytes, target: str = "native", filename: str | None = None, *, unsafe_fixes: bool = False
+) -> Result:
+    """Rewrite one module's session-config code for `target`; return the new
+    bytes and the findings (fixed ones included, with `fixed=True`)."""
+    if target not in TARGETS:
+        raise ValueError(f"target must be one of {TARGETS}, not {target!r}")
+    if not may_need_codemod(source):
+        return Result(source)
+    import libcst as cst
+
+    from .analysis import Analysis
+    from .rewrite import Planner, apply
+
+    try:
+        module = cst.parse_module(source)
+    except cst.ParserSyntaxError as error:
+        raise CodemodError(filename, error.raw_line, error.raw_column + 1, f"cannot parse: {error.message}") from None
+    except UnicodeDecodeError as error:
+        raise CodemodError(filename, 1, 1, f"cannot decode: {error.reason}") from None
+    analysis = Analysis(cst.MetadataWrapper(module, unsafe_skip_copy=True))
+    plan = Planner(analysis, target, unsafe_fixes).build()
+    rewritten = apply(analysis, plan)
+    new_source = rewritten.bytes
+    findings = sorted(plan.findings, key=lambda f: (f.start.line, f.start.column, f.code))
+    if new_source != source:
+        try:
+            cst.parse_module(new_source)
+        except cst.ParserSyntaxError as error:  # never hand back code that does not parse
+            raise CodemodError(
+                filename, error.raw_line, error.raw_column + 1, f"internal error: the fix would not parse ({error.message})"
+            ) from None
+    return Result(new_source, findings)

@@ -1,0 +1,612 @@
+"""Turn an Analysis into findings and edits for a target, and apply them.
+
+Edits are keyed by ORIGINAL nodes: statements the native fix replaces,
+expressions renamed (`tf.Session` -> `tf.compat.v1.Session`) or pointed at
+the shim (`tf.ConfigProto(...)` -> `tfcompat_threads.ConfigProto(...)`).
+Everything else is left as it was, byte for byte.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+from libcst.codemod import CodemodContext
+from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
+
+from .. import options as opts
+from ..options import Applicability
+from . import symbols as sym
+from .analysis import CONFIG_ONLY, GRAPH, UNFOLLOWED, Analysis, FieldSet, Unit
+from .findings import Finding, Position
+
+SHIM_MODULE = "tfcompat_threads"
+SHIM_NAMES = {
+    sym.CONFIG: "ConfigProto",
+    sym.GPU_OPTIONS: "GPUOptions",
+    "Session": "Session",
+    "InteractiveSession": "InteractiveSession",
+    sym.SET_SESSION: "set_session",
+}
+# `from <module> import <name>` bindings the rewrite may leave unused.
+_REMOVABLE_FROM = {
+    "tensorflow": set(sym.TF1_ONLY),
+    "tensorflow.compat.v1": set(sym.TF1_ONLY),
+    "keras": {"backend"},
+    "tensorflow.keras": {"backend"},
+    "tensorflow.python.keras": {"backend"},
+    "tensorflow.compat.v1.keras": {"backend"},
+    "keras.backend": {"set_session"},
+    "keras.backend.tensorflow_backend": {"set_session"},
+    "tensorflow.keras.backend": {"set_session"},
+    "tensorflow.python.keras.backend": {"set_session"},
+    "tensorflow.compat.v1.keras.backend": {"set_session"},
+}
+_REMOVABLE_MODULES = {"keras.backend", "tensorflow.keras.backend", "keras.backend.tensorflow_backend"}
+
+_Item = cst.BaseStatement | str  # a statement, or a comment line to keep
+
+
+@dataclass
+class Plan:
+    findings: list[Finding] = field(default_factory=list)
+    statements: dict[cst.SimpleStatementLine, list[_Item]] = field(default_factory=dict)
+    expressions: dict[cst.CSTNode, cst.BaseExpression] = field(default_factory=dict)
+    add_imports: set[tuple[str, str | None]] = field(default_factory=set)
+    rename_imports: bool = False
+    """Some `from tensorflow import <TF1-only name>` moves to tensorflow.compat.v1."""
+
+    @property
+    def changes(self) -> bool:
+        return bool(self.statements or self.expressions or self.rename_imports)
+
+
+class Planner:
+    def __init__(self, analysis: Analysis, target: str, unsafe_fixes: bool) -> None:
+        self.analysis = analysis
+        self.target = target
+        self.unsafe_fixes = unsafe_fixes
+        self.plan = Plan()
+        self._tf_bindings = self._tensorflow_bindings()
+        self._needed_imports: set[tuple[str, str | None]] = set()
+        """Imports the rendered TF2 calls need; added only with the edits that use them."""
+
+    # -- findings --------------------------------------------------------------
+
+    def report(self, code: str, node: cst.CSTNode, message: str, applicability: Applicability, fixed: bool):
+        where = self.analysis.position(node)
+        self.plan.findings.append(
+            Finding(
+                code,
+                message,
+                Position(where.start.line, where.start.column + 1),
+                Position(where.end.line, where.end.column + 1),
+                applicability,
+                fixed,
+            )
+        )
+
+    def code(self, node: cst.CSTNode) -> str:
+        return self.analysis.module.code_for_node(node)
+
+    # -- the plan ----------------------------------------------------------------
+
+    def build(self) -> Plan:
+        unit_calls: set[cst.CSTNode] = set()
+        unfollowed_calls: set[cst.CSTNode] = set()
+        for unit in self.analysis.units:
+            if unit.status == CONFIG_ONLY:
+                self._config_only(unit)
+                unit_calls.update(unit.constructors + unit.sessions + unit.set_session_calls)
+            elif unit.status == UNFOLLOWED and any(a.star == "**" for a in unit.config.args):
+                unfollowed_calls.update(unit.set_session_calls)  # TFT102 says it
+            elif unit.status == UNFOLLOWED:
+                unfollowed_calls.update(unit.set_session_calls)
+                self.report(
+                    "TFT106",
+                    unit.reason_node or unit.config,
+                    f"this ConfigProto is not followed: {unit.reason}; its settings may do nothing on TF2",
+                    Applicability.MANUAL,
+                    False,
+                )
+        self._lint_calls(unit_calls | unfollowed_calls)
+        if self.target == "shim":
+            self._shim_calls(unit_calls)
+        self._renames()
+        return self.plan
+
+    def _config_only(self, unit: Unit) -> None:
+        first_session = unit.sessions[0]
+        kind = self.analysis.symbol(first_session.func).name
+        items, applicability, dropped = self._native_items(unit)
+        fixed = self.target == "shim" or applicability is Applicability.SAFE or self.unsafe_fixes
+        for field_set, path, value in dropped:
+            shown = f"{path} = {self.code(value)}" if value is not None else path
+            self.report(
+                "TFT101",
+                field_set.node,
+                f"{shown}: no TF2 eager equivalent ({(opts.lookup(path) or _UNKNOWN).notes})",
+                Applicability.MANUAL,
+                False,
+            )
+        for field_set in unit.field_sets:
+            late = self._thread_fields(field_set) and self.analysis.first_op_before(field_set.node)
+            if late:
+                applicability = Applicability.UNSAFE
+                fixed = self.target == "shim" or self.unsafe_fixes
+                line = self.analysis.position(late).start.line
+                self.report(
+                    "TFT104",
+                    field_set.node,
+                    f"thread settings come after TensorFlow ran an op (line {line}): on TF2 the pools "
+                    "are fixed by then and setting them raises",
+                    Applicability.MANUAL,
+                    False,
+                )
+        how = "the TF2 calls" if self.target == "native" else "tfcompat_threads"
+        self.report(
+            "TFT001",
+            first_session,
+            f"{kind} made only to carry its config: on TF2 its settings do nothing for eager ops "
+            f"(fix: {how})",
+            Applicability.SAFE if self.target == "shim" else applicability,
+            fixed,
+        )
+        if fixed and self.target == "native":
+            self.plan.statements.update(items)
+            self.plan.add_imports |= self._needed_imports
+        self._needed_imports.clear()
+
+    @staticmethod
+    def _thread_fields(field_set: FieldSet) -> bool:
+        return any(path in opts.THREAD_FIELDS for path, _, _ in field_set.fields)
+
+    def _native_items(self, unit: Unit):
+        """Replacement of every statement of a config-only unit: the TF2 calls of
+        the fields it set, and the helper calls it made, in source order, each
+        after the comments that were written beside it."""
+        applicability = Applicability.SAFE
+        dropped = []
+        items: dict[cst.SimpleStatementLine, list[_Item]] = {}
+        for statement in unit.statements:
+            located = [(fs.node, fs) for fs in unit.field_sets if fs.statement is statement]
+            located += [(c, c) for c in unit.helper_calls if self.analysis.statement_of(c) is statement]
+            located.sort(key=lambda pair: self._sort_key(pair[0]))
+            carriers = [f[2] for _, fs in located if isinstance(fs, FieldSet) for f in fs.fields if f[2]]
+            claimed = {id(c) for carrier in carriers for c in sum(self._carrier_comments(carrier), [])}
+            out: list[_Item] = [
+                c.value for c in _comments(*statement.body, statement.trailing_whitespace) if id(c) not in claimed
+            ]
+            for _, thing in located:
+                if isinstance(thing, cst.Call):
+                    out.append(cst.SimpleStatementLine([cst.Expr(thing)]))
+                    continue
+                for path, value, carrier in thing.fields:
+                    above, inline = self._carrier_comments(carrier) if carrier else ([], [])
+                    out += [c.value for c in above]
+                    option = opts.lookup(path)
+                    if option is None or not option.mappable or value is None:
+                        out += [c.value for c in inline]
+                        dropped.append((thing, path, value))
+                        applicability = Applicability.UNSAFE
+                        shown = f"{path} = {self.code(value)}" if value is not None else path
+                        out.append(f"# tfcompat-threads TFT101: {' '.join(shown.split())} has no TF2 equivalent")
+                        continue
+                    template = self._template(option, value)
+                    if template is option.native and option.applicability is Applicability.UNSAFE:
+                        applicability = Applicability.UNSAFE
+                    rendered = self._render(template, value, statement)
+                    if not rendered:
+                        continue
+                    if len(inline) == 1 and isinstance(rendered[-1], cst.SimpleStatementLine):
+                        rendered[-1] = rendered[-1].with_changes(
+                            trailing_whitespace=cst.TrailingWhitespace(cst.SimpleWhitespace("  "), inline[0])
+                        )
+                    else:
+                        out += [c.value for c in inline]
+                    out.extend(rendered)
+            items[statement] = out
+        return items, applicability, dropped
+
+    def _carrier_comments(self, carrier: cst.CSTNode) -> tuple[list[cst.Comment], list[cst.Comment]]:
+        """Comments that go with one argument (or dict entry) of a call: those
+        on their own lines just above it (which libcst keeps after the previous
+        comma), and those inside it or at the end of its line."""
+        parent = self.analysis.parents.get(carrier)
+        siblings = list(getattr(parent, "args", None) or getattr(parent, "elements", None) or [carrier])
+        index = siblings.index(carrier)
+        above: list[cst.Comment] = []
+        if index > 0:
+            above = _comments(*getattr(_comma_whitespace(siblings[index - 1]), "empty_lines", ()))
+        parts = [getattr(carrier, name) for name in _CARRIER_PARTS if isinstance(getattr(carrier, name, None), cst.CSTNode)]
+        comma = carrier.comma if isinstance(getattr(carrier, "comma", None), cst.Comma) else None
+        if comma is not None:
+            parts.append(comma.whitespace_before)
+            after = comma.whitespace_after
+            parts.append(after.first_line if isinstance(after, cst.ParenthesizedWhitespace) else after)
+        return above, _comments(*parts)
+
+    def _sort_key(self, node):
+        start = self.analysis.position(node).start
+        return (start.line, start.column)
+
+    def _template(self, option: opts.Option, value: cst.BaseExpression) -> str:
+        literal = self.analysis.literal(value)
+        for known, template in option.literals:
+            if type(literal) is type(known) and literal == known:
+                return template
+        return option.native
+
+    def _render(self, template: str, value: cst.BaseExpression, statement) -> list[cst.BaseStatement]:
+        if not template:
+            return []
+        value_code = self.code(value).strip()
+        if "({value})" not in template and not isinstance(
+            value, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float, cst.SimpleString)
+        ):
+            value_code = f"({value_code})"
+        text = template.format(tf=self._tf_alias(statement), value=value_code)
+        module = cst.parse_module(text + "\n", config=self.analysis.module.config_for_parsing)
+        return list(module.body)
+
+    # -- names of TensorFlow in scope ---------------------------------------------------
+
+    def _tensorflow_bindings(self) -> list[tuple[str, cst.CSTNode]]:
+        """(bound name, import node) for imports that bind TensorFlow's module,
+        plain tensorflow first."""
+        plain, compat = [], []
+        for node in self.analysis.imports:
+            if isinstance(node, cst.Import):
+                for alias in node.names:
+                    dotted = self.analysis.dotted(alias.name)
+                    bound = alias.asname.name.value if alias.asname else dotted.split(".")[0]
+                    if dotted == "tensorflow" or (dotted.startswith("tensorflow.") and not alias.asname):
+                        plain.append((bound, node))
+                    elif dotted == "tensorflow.compat.v1":
+                        compat.append((bound, node))
+            elif not isinstance(node.names, cst.ImportStar) and node.module is not None:
+                module = self.analysis.dotted(node.module)
+                for alias in node.names:
+                    if module == "tensorflow.compat" and self.analysis.dotted(alias.name) == "v1":
+                        compat.append((alias.asname.name.value if alias.asname else "v1", node))
+        return plain + compat
+
+    def _tf_alias(self, node: cst.CSTNode) -> str:
+        first = node.body[0] if isinstance(node, cst.SimpleStatementLine) else node
+        scope = self.analysis.scopes.get(first)
+        for name, import_node in self._tf_bindings:
+            if scope is not None and name in scope and any(a.node is import_node for a in scope[name]):
+                return name
+        for name in ("tf", "tensorflow"):
+            if scope is None or name not in scope:
+                self._needed_imports.add(("tensorflow", None if name == "tensorflow" else name))
+                return name
+        raise _CannotRewrite("no free name for TensorFlow in this scope")
+
+    # -- lint-only findings ---------------------------------------------------------------
+
+    def _lint_calls(self, unit_calls: set[cst.CSTNode]) -> None:
+        for call, symbol in self.analysis.calls:
+            if symbol.name == sym.CONFIG and any(arg.star == "**" for arg in call.args):
+                self.report(
+                    "TFT102",
+                    call,
+                    "ConfigProto(**kwargs): the fields are only known at run time; "
+                    "tfcompat_threads.configure() applies them",
+                    Applicability.MANUAL,
+                    False,
+                )
+            elif symbol.name == sym.ENABLE_EAGER and any(
+                (a.keyword and a.keyword.value == "config") or (a.keyword is None and i == 0)
+                for i, a in enumerate(call.args)
+            ):
+                self.report(
+                    "TFT103",
+                    call,
+                    "enable_eager_execution(config=...) ignores its config on TF2 (eager is already on)",
+                    Applicability.MANUAL,
+                    False,
+                )
+            elif symbol.name in sym.THREAD_SETTERS and (late := self.analysis.first_op_before(call)):
+                self.report(
+                    "TFT104",
+                    call,
+                    f"{symbol.name.rsplit('.', 1)[1]}() after TensorFlow ran an op "
+                    f"(line {self.analysis.position(late).start.line}): it raises RuntimeError on TF2",
+                    Applicability.MANUAL,
+                    False,
+                )
+            elif symbol.name == sym.SET_SESSION and call not in unit_calls:
+                self.report(
+                    "TFT105",
+                    call,
+                    "set_session with a session that runs graphs: Keras 3 (TF >= 2.16) has no set_session",
+                    Applicability.MANUAL,
+                    False,
+                )
+            elif symbol.name == "estimator.RunConfig" and any(
+                a.keyword and a.keyword.value == "session_config" for a in call.args
+            ):
+                self.report(
+                    "TFT107",
+                    call,
+                    "tf.estimator is gone in TF 2.16; until then RunConfig(session_config=...) is honoured",
+                    Applicability.MANUAL,
+                    False,
+                )
+
+    # -- shim target ------------------------------------------------------------------
+
+    def _shim_calls(self, unit_calls: set[cst.CSTNode]) -> None:
+        for call, symbol in self.analysis.calls:
+            shim_name = SHIM_NAMES.get(symbol.name)
+            if shim_name is None:
+                continue
+            in_unit = call in unit_calls
+            plain_tf1 = symbol.of_tensorflow and not symbol.compat
+            if not (in_unit or plain_tf1):
+                continue  # compat.v1 used as graph code, or multi-backend Keras: left alone
+            self.plan.expressions[call.func] = cst.Attribute(cst.Name(SHIM_MODULE), cst.Name(shim_name))
+            self.plan.add_imports.add((SHIM_MODULE, None))
+            if plain_tf1 and not in_unit:
+                self.report(
+                    "TFT002",
+                    call.func,
+                    f"{self.code(call.func)} does not exist on TF2 (fix: tfcompat_threads.{shim_name})",
+                    Applicability.SAFE,
+                    True,
+                )
+
+    # -- TF1-only names ---------------------------------------------------------------------
+
+    def _renames(self) -> None:
+        replaced = set(self.plan.statements)
+        for node, symbol in self.analysis.references:
+            if symbol.name not in sym.TF1_ONLY or symbol.compat or not symbol.of_tensorflow:
+                continue
+            if node in self.plan.expressions or self._inside(node, replaced):
+                continue
+            parent = self.analysis.parents.get(node)
+            if isinstance(parent, cst.Attribute) and parent.value is node:
+                continue  # the outer attribute is the name
+            if isinstance(node, cst.Name):
+                continue  # bound by `from tensorflow import X`: the import is renamed
+            root = node
+            while isinstance(root, cst.Attribute):
+                root = root.value
+            rooted = self.analysis.qnames(root) == {"tensorflow"}
+            alias = self.code(root) if rooted else self._tf_alias(self.analysis.statement_of(node))
+            self.plan.add_imports |= self._needed_imports
+            self._needed_imports.clear()
+            self.plan.expressions[node] = cst.parse_expression(f"{alias}.compat.v1.{symbol.name}")
+            self.report(
+                "TFT002",
+                node,
+                f"{self.code(node)} does not exist on TF2 (fix: {alias}.compat.v1.{symbol.name})",
+                Applicability.SAFE,
+                True,
+            )
+        edited = set(self.plan.statements) | set(self.plan.expressions)
+        for node in self.analysis.imports:
+            if not isinstance(node, cst.ImportFrom):
+                continue
+            for alias in _tf1_only_aliases(self.analysis, node):
+                bound = alias.asname.name.value if alias.asname else self.analysis.dotted(alias.name)
+                if not binding_used_outside(self.analysis, node, bound, edited):
+                    continue  # every use is rewritten: the import goes
+                self.plan.rename_imports = True
+                self.report(
+                    "TFT002",
+                    alias,
+                    f"`from tensorflow import {self.analysis.dotted(alias.name)}` fails on TF2 "
+                    "(fix: import it from tensorflow.compat.v1)",
+                    Applicability.SAFE,
+                    True,
+                )
+
+    def _inside(self, node: cst.CSTNode, statements: set) -> bool:
+        while node in self.analysis.parents:
+            node = self.analysis.parents[node]
+            if node in statements:
+                return True
+        return False
+
+
+class _CannotRewrite(Exception):
+    pass
+
+
+_UNKNOWN = opts.Option("?", "manual", None, "-", Applicability.MANUAL, opts.Timing.GRAPH_ONLY, "not a known field")
+
+
+def _tf1_only_aliases(analysis: Analysis, node: cst.ImportFrom) -> list[cst.ImportAlias]:
+    if node.module is None or node.relative or isinstance(node.names, cst.ImportStar):
+        return []
+    if analysis.dotted(node.module) != "tensorflow":
+        return []
+    return [a for a in node.names if analysis.dotted(a.name) in sym.TF1_ONLY]
+
+
+# -- applying a plan ------------------------------------------------------------------------
+
+
+class _Rewriter(cst.CSTTransformer):
+    def __init__(self, plan: Plan, module: cst.Module) -> None:
+        super().__init__()
+        self.plan = plan
+        self.module = module
+
+    def leave_Name(self, original, updated):
+        return self.plan.expressions.get(original, updated)
+
+    def leave_Attribute(self, original, updated):
+        return self.plan.expressions.get(original, updated)
+
+    def leave_IndentedBlock(self, original, updated):
+        body, footer = self._body(original.body, updated.body, block=True)
+        return updated.with_changes(body=body, footer=[*footer, *updated.footer])
+
+    def leave_Module(self, original, updated):
+        body, footer = self._body(original.body, updated.body, block=False)
+        return updated.with_changes(body=body, footer=[*footer, *updated.footer])
+
+    def _body(self, originals, updated, block: bool):
+        body: list[cst.BaseStatement] = []
+        pending: list[cst.EmptyLine] = []
+        for original, current in zip(originals, updated):
+            items = self.plan.statements.get(original)
+            if items is None:
+                body.append(_with_leading(current, pending) if pending else current)
+                pending = []
+                continue
+            pending += original.leading_lines
+            for item in items:
+                if isinstance(item, str):
+                    pending.append(cst.EmptyLine(comment=cst.Comment(item)))
+                else:
+                    body.append(_with_leading(item, pending))
+                    pending = []
+        if block and not body:
+            body.append(_with_leading(cst.SimpleStatementLine([cst.Pass()]), pending))
+            pending = []
+        return body, pending
+
+
+def _with_leading(statement: cst.BaseStatement, lines: list[cst.EmptyLine]) -> cst.BaseStatement:
+    return statement.with_changes(leading_lines=[*lines, *statement.leading_lines])
+
+
+_CARRIER_PARTS = (
+    "keyword", "equal", "value", "whitespace_after_star", "whitespace_after_arg",
+    "key", "whitespace_before_colon", "whitespace_after_colon",
+)
+
+
+def _comma_whitespace(node: cst.CSTNode):
+    comma = getattr(node, "comma", None)
+    return comma.whitespace_after if isinstance(comma, cst.Comma) else None
+
+
+class _Comments(cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[cst.Comment] = []
+
+    def visit_Comment(self, node: cst.Comment) -> None:
+        self.found.append(node)
+
+
+def _comments(*nodes: cst.CSTNode) -> list[cst.Comment]:
+    """Comment nodes inside `nodes`, in order."""
+    collector = _Comments()
+    for node in nodes:
+        node.visit(collector)
+    return collector.found
+
+
+class _ImportRenamer(cst.CSTTransformer):
+    """`from tensorflow import ConfigProto, keras` ->
+    `from tensorflow import keras` + `from tensorflow.compat.v1 import ConfigProto`."""
+
+    def leave_SimpleStatementLine(self, original, updated):
+        if len(updated.body) != 1 or not isinstance(updated.body[0], cst.ImportFrom):
+            return updated
+        node = updated.body[0]
+        if node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
+            return updated
+        if _dotted(node.module) != "tensorflow":
+            return updated
+        moved = [a for a in node.names if _dotted(a.name) in sym.TF1_ONLY]
+        if not moved:
+            return updated
+        kept = [a for a in node.names if a not in moved]
+        compat_module = cst.parse_expression("tensorflow.compat.v1")
+        if not kept:
+            return updated.with_changes(body=[node.with_changes(module=compat_module)])
+        moved[-1] = moved[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        first = updated.with_changes(body=[node.with_changes(names=kept)])
+        second = cst.SimpleStatementLine(
+            [cst.ImportFrom(module=compat_module, names=moved)], trailing_whitespace=updated.trailing_whitespace
+        )
+        return cst.FlattenSentinel([first, second])
+
+
+def _dotted(node) -> str:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return f"{_dotted(node.value)}.{node.attr.value}"
+    return ""
+
+
+def apply(analysis: Analysis, plan: Plan) -> cst.Module:
+    module = analysis.module
+    if not plan.changes:
+        return module
+    rewritten = module.visit(_Rewriter(plan, module))
+    context = CodemodContext()
+    for name, asname in sorted(plan.add_imports, key=str):
+        AddImportsVisitor.add_needed_import(context, name, asname=asname)
+    edited = set(plan.statements) | set(plan.expressions)
+    for node in analysis.imports:
+        for removable in _removable(analysis, node, edited):
+            RemoveImportsVisitor.remove_unused_import(context, *removable)
+    if plan.add_imports:
+        rewritten = AddImportsVisitor(context).transform_module(rewritten)
+    rewritten = RemoveImportsVisitor(context).transform_module(rewritten)
+    return rewritten.visit(_ImportRenamer())
+
+
+def _removable(analysis: Analysis, node, edited: set) -> list[tuple[str, str | None, str | None]]:
+    """Imports of session-config names that the edits used: RemoveImportsVisitor
+    drops them when nothing else uses them. Imports unused before stay."""
+    found = []
+    if isinstance(node, cst.ImportFrom):
+        if node.module is None or node.relative or isinstance(node.names, cst.ImportStar):
+            return []
+        module = analysis.dotted(node.module)
+        for alias in node.names:
+            name = analysis.dotted(alias.name)
+            if name in _REMOVABLE_FROM.get(module, ()):
+                found.append((alias, module, name))
+    else:
+        for alias in node.names:
+            module = analysis.dotted(alias.name)
+            if module in _REMOVABLE_MODULES:
+                found.append((alias, module, None))
+    removable = []
+    for alias, module, name in found:
+        asname = alias.asname.name.value if alias.asname else None
+        bound = asname or (name if name is not None else module.split(".")[0])
+        if _used_in(analysis, node, bound, edited):
+            removable.append((module, name, asname))
+    return removable
+
+
+def _references(analysis: Analysis, import_node, bound: str) -> list[cst.CSTNode]:
+    scope = analysis.scopes.get(import_node)
+    if scope is None:
+        return []
+    return [
+        access.node
+        for assignment in scope.assignments[bound]
+        if assignment.node is import_node
+        for access in assignment.references
+    ]
+
+
+def _inside_any(analysis: Analysis, node: cst.CSTNode, edited: set) -> bool:
+    while node is not None:
+        if node in edited:
+            return True
+        node = analysis.parents.get(node)
+    return False
+
+
+def _used_in(analysis: Analysis, import_node, bound: str, edited: set) -> bool:
+    return any(_inside_any(analysis, n, edited) for n in _references(analysis, import_node, bound))
+
+
+def binding_used_outside(analysis: Analysis, import_node, bound: str, edited: set) -> bool:
+    return any(not _inside_any(analysis, n, edited) for n in _references(analysis, import_node, bound))

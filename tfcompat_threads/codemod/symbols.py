@@ -1,0 +1,135 @@
+"""Which TensorFlow symbol a name or attribute is, by qualified name.
+
+Matching is by what an import bound, never by the text `tf.`: `import
+tensorflow as tf1`, `import tensorflow.compat.v1 as tf`, `from tensorflow
+import ConfigProto` and imports inside functions all resolve; a parameter
+called `tf` or `requests.Session` does not.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# Module prefixes, longest first: (prefix, is the TF2-valid compat.v1 API)
+_TF_PREFIXES = (("tensorflow.compat.v1.", True), ("tensorflow.", False))
+
+# Keras' set_session, in all spellings: TF's Keras and multi-backend Keras.
+SET_SESSION_NAMES = {
+    "keras.backend.set_session",
+    "keras.backend.tensorflow_backend.set_session",
+    "tensorflow.keras.backend.set_session",
+    "tensorflow.python.keras.backend.set_session",
+    "tensorflow.compat.v1.keras.backend.set_session",
+    "tensorflow.contrib.keras.backend.set_session",
+}
+SET_SESSION = "keras.backend.set_session"
+
+CONFIG = "ConfigProto"
+GPU_OPTIONS = "GPUOptions"
+SESSIONS = ("Session", "InteractiveSession")
+ENABLE_EAGER = "enable_eager_execution"
+GRAPH_MODE_SWITCHES = ("disable_eager_execution", "disable_v2_behavior")
+THREAD_SETTERS = (
+    "config.threading.set_intra_op_parallelism_threads",
+    "config.threading.set_inter_op_parallelism_threads",
+)
+# Calls that take a config and run graphs with it: the config stays a ConfigProto.
+GRAPH_SINKS = (
+    "estimator.RunConfig",
+    "contrib.learn.RunConfig",
+    "train.MonitoredTrainingSession",
+    "train.Server",
+    "train.Supervisor",
+    "train.SingularMonitoredSession",
+    "distribute.Server",
+)
+
+# Session-config names that TF2 has only under tf.compat.v1.
+TF1_ONLY = frozenset(
+    {
+        "ConfigProto",
+        "GPUOptions",
+        "GraphOptions",
+        "OptimizerOptions",
+        "RPCOptions",
+        "RunOptions",
+        "RunMetadata",
+        "Session",
+        "InteractiveSession",
+        "enable_eager_execution",
+        "disable_eager_execution",
+        "disable_v2_behavior",
+        "train.MonitoredTrainingSession",
+        "train.SingularMonitoredSession",
+        "train.Supervisor",
+        "train.Server",
+        "keras.backend.set_session",
+        "keras.backend.get_session",
+    }
+)
+
+# Calls that surely start TensorFlow's runtime (and so fix its thread pools).
+# Kept to the sure ones: a linter's false alarm costs more than a miss.
+_STARTING_CALLS = frozenset(
+    {
+        "constant",
+        "Variable",
+        "zeros",
+        "ones",
+        "fill",
+        "eye",
+        "range",
+        "matmul",
+        "add",
+        "add_n",
+        "multiply",
+        "cast",
+        "reshape",
+        "concat",
+        "stack",
+        "convert_to_tensor",
+        "reduce_sum",
+        "reduce_mean",
+        "random.uniform",
+        "random.normal",
+        "random.truncated_normal",
+        "random.shuffle",
+        "config.list_logical_devices",
+        "config.experimental.list_logical_devices",
+        "test.is_gpu_available",
+        "keras.Sequential",
+        "keras.models.load_model",
+        "saved_model.load",
+    }
+)
+_STARTING_PREFIXES = ("math.", "linalg.", "nn.", "data.", "image.")
+
+
+@dataclass(frozen=True)
+class Symbol:
+    name: str
+    """Path below the TensorFlow package: `ConfigProto`, `train.Server`,
+    `keras.backend.set_session` (every Keras spelling)."""
+    compat: bool
+    """Reached through tf.compat.v1 (valid on TF2) rather than plain `tensorflow`."""
+    qualified: str
+    """The full qualified name it was reached by (`keras.backend.set_session`)."""
+
+    @property
+    def of_tensorflow(self) -> bool:
+        """Part of the `tensorflow` package (not multi-backend Keras)."""
+        return self.qualified.startswith("tensorflow.")
+
+
+def symbol_for(qualified_names: set[str]) -> Symbol | None:
+    for qualified in sorted(qualified_names):
+        if qualified in SET_SESSION_NAMES:
+            return Symbol(SET_SESSION, qualified.startswith("tensorflow.compat.v1."), qualified)
+        for prefix, compat in _TF_PREFIXES:
+            if qualified.startswith(prefix):
+                return Symbol(qualified[len(prefix):], compat, qualified)
+    return None
+
+
+def starts_runtime(symbol: Symbol) -> bool:
+    return symbol.name in _STARTING_CALLS or symbol.name.startswith(_STARTING_PREFIXES)
