@@ -12,6 +12,7 @@ line endings and everything the fix does not touch come back unchanged.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .findings import RULES, Finding, Position, Rule
@@ -43,13 +44,24 @@ class Result:
 
 
 def transform(
-    source: bytes, target: str = "native", filename: str | None = None, *, unsafe_fixes: bool = False
+    source: bytes,
+    target: str = "native",
+    filename: str | None = None,
+    *,
+    unsafe_fixes: bool = False,
+    allow: Callable[[str, int], bool] | None = None,
+    force: bool = False,
 ) -> Result:
     """Rewrite one module's session-config code for `target`; return the new
-    bytes and the findings (fixed ones included, with `fixed=True`)."""
+    bytes and the findings (fixed ones included, with `fixed=True`).
+
+    `unsafe_fixes` also applies the fixes marked unsafe. `allow(code, line)`
+    turns findings off (--select/--ignore, noqa comments): a finding turned
+    off is neither reported nor fixed. `force` parses even a file the byte
+    pre-filter would settle (for tests of the whole pipeline)."""
     if target not in TARGETS:
         raise ValueError(f"target must be one of {TARGETS}, not {target!r}")
-    if not may_need_codemod(source):
+    if not force and not may_need_codemod(source):
         return Result(source)
     import libcst as cst
 
@@ -63,7 +75,7 @@ def transform(
     except UnicodeDecodeError as error:
         raise CodemodError(filename, 1, 1, f"cannot decode: {error.reason}") from None
     analysis = Analysis(cst.MetadataWrapper(module, unsafe_skip_copy=True))
-    plan = Planner(analysis, target, unsafe_fixes).build()
+    plan = Planner(analysis, target, unsafe_fixes, allow).build()
     rewritten = apply(analysis, plan)
     new_source = rewritten.bytes
     findings = sorted(plan.findings, key=lambda f: (f.start.line, f.start.column, f.code))

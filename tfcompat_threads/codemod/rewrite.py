@@ -53,19 +53,22 @@ class Plan:
     statements: dict[cst.SimpleStatementLine, list[_Item]] = field(default_factory=dict)
     expressions: dict[cst.CSTNode, cst.BaseExpression] = field(default_factory=dict)
     add_imports: set[tuple[str, str | None]] = field(default_factory=set)
-    rename_imports: bool = False
-    """Some `from tensorflow import <TF1-only name>` moves to tensorflow.compat.v1."""
+    moved_imports: set[str] = field(default_factory=set)
+    """Names whose `from tensorflow import <name>` moves to tensorflow.compat.v1."""
 
     @property
     def changes(self) -> bool:
-        return bool(self.statements or self.expressions or self.rename_imports)
+        return bool(self.statements or self.expressions or self.moved_imports)
 
 
 class Planner:
-    def __init__(self, analysis: Analysis, target: str, unsafe_fixes: bool) -> None:
+    def __init__(self, analysis: Analysis, target: str, unsafe_fixes: bool, allow=None) -> None:
         self.analysis = analysis
         self.target = target
         self.unsafe_fixes = unsafe_fixes
+        self.allow = allow or (lambda code, line: True)
+        """allow(code, line): False for findings that --select/--ignore or a
+        noqa comment turn off; they are neither reported nor fixed."""
         self.plan = Plan()
         self._tf_bindings = self._tensorflow_bindings()
         self._needed_imports: set[tuple[str, str | None]] = set()
@@ -73,8 +76,13 @@ class Planner:
 
     # -- findings --------------------------------------------------------------
 
-    def report(self, code: str, node: cst.CSTNode, message: str, applicability: Applicability, fixed: bool):
+    def report(
+        self, code: str, node: cst.CSTNode, message: str, applicability: Applicability, fixed: bool
+    ) -> bool:
+        """Record a finding; False when it is turned off (then make no fix for it)."""
         where = self.analysis.position(node)
+        if not self.allow(code, where.start.line):
+            return False
         self.plan.findings.append(
             Finding(
                 code,
@@ -85,6 +93,7 @@ class Planner:
                 fixed,
             )
         )
+        return True
 
     def code(self, node: cst.CSTNode) -> str:
         return self.analysis.module.code_for_node(node)
@@ -96,8 +105,8 @@ class Planner:
         unfollowed_calls: set[cst.CSTNode] = set()
         for unit in self.analysis.units:
             if unit.status == CONFIG_ONLY:
-                self._config_only(unit)
-                unit_calls.update(unit.constructors + unit.sessions + unit.set_session_calls)
+                if self._config_only(unit):
+                    unit_calls.update(unit.constructors + unit.sessions + unit.set_session_calls)
             elif unit.status == UNFOLLOWED and any(a.star == "**" for a in unit.config.args):
                 unfollowed_calls.update(unit.set_session_calls)  # TFT102 says it
             elif unit.status == UNFOLLOWED:
@@ -115,7 +124,9 @@ class Planner:
         self._renames()
         return self.plan
 
-    def _config_only(self, unit: Unit) -> None:
+    def _config_only(self, unit: Unit) -> bool:
+        """Report a config-only unit and plan its native fix; False when its
+        finding is turned off."""
         first_session = unit.sessions[0]
         kind = self.analysis.symbol(first_session.func).name
         items, applicability, dropped = self._native_items(unit)
@@ -144,7 +155,7 @@ class Planner:
                     False,
                 )
         how = "the TF2 calls" if self.target == "native" else "tfcompat_threads"
-        self.report(
+        allowed = self.report(
             "TFT001",
             first_session,
             f"{kind} made only to carry its config: on TF2 its settings do nothing for eager ops "
@@ -152,10 +163,11 @@ class Planner:
             Applicability.SAFE if self.target == "shim" else applicability,
             fixed,
         )
-        if fixed and self.target == "native":
+        if allowed and fixed and self.target == "native":
             self.plan.statements.update(items)
             self.plan.add_imports |= self._needed_imports
         self._needed_imports.clear()
+        return allowed
 
     @staticmethod
     def _thread_fields(field_set: FieldSet) -> bool:
@@ -346,16 +358,16 @@ class Planner:
             plain_tf1 = symbol.of_tensorflow and not symbol.compat
             if not (in_unit or plain_tf1):
                 continue  # compat.v1 used as graph code, or multi-backend Keras: left alone
+            if not in_unit and not self.report(
+                "TFT002",
+                call.func,
+                f"{self.code(call.func)} does not exist on TF2 (fix: tfcompat_threads.{shim_name})",
+                Applicability.SAFE,
+                True,
+            ):
+                continue
             self.plan.expressions[call.func] = cst.Attribute(cst.Name(SHIM_MODULE), cst.Name(shim_name))
             self.plan.add_imports.add((SHIM_MODULE, None))
-            if plain_tf1 and not in_unit:
-                self.report(
-                    "TFT002",
-                    call.func,
-                    f"{self.code(call.func)} does not exist on TF2 (fix: tfcompat_threads.{shim_name})",
-                    Applicability.SAFE,
-                    True,
-                )
 
     # -- TF1-only names ---------------------------------------------------------------------
 
@@ -376,16 +388,16 @@ class Planner:
                 root = root.value
             rooted = self.analysis.qnames(root) == {"tensorflow"}
             alias = self.code(root) if rooted else self._tf_alias(self.analysis.statement_of(node))
-            self.plan.add_imports |= self._needed_imports
-            self._needed_imports.clear()
-            self.plan.expressions[node] = cst.parse_expression(f"{alias}.compat.v1.{symbol.name}")
-            self.report(
+            if self.report(
                 "TFT002",
                 node,
                 f"{self.code(node)} does not exist on TF2 (fix: {alias}.compat.v1.{symbol.name})",
                 Applicability.SAFE,
                 True,
-            )
+            ):
+                self.plan.add_imports |= self._needed_imports
+                self.plan.expressions[node] = cst.parse_expression(f"{alias}.compat.v1.{symbol.name}")
+            self._needed_imports.clear()
         edited = set(self.plan.statements) | set(self.plan.expressions)
         for node in self.analysis.imports:
             if not isinstance(node, cst.ImportFrom):
@@ -394,15 +406,15 @@ class Planner:
                 bound = alias.asname.name.value if alias.asname else self.analysis.dotted(alias.name)
                 if not binding_used_outside(self.analysis, node, bound, edited):
                     continue  # every use is rewritten: the import goes
-                self.plan.rename_imports = True
-                self.report(
+                name = self.analysis.dotted(alias.name)
+                if self.report(
                     "TFT002",
                     alias,
-                    f"`from tensorflow import {self.analysis.dotted(alias.name)}` fails on TF2 "
-                    "(fix: import it from tensorflow.compat.v1)",
+                    f"`from tensorflow import {name}` fails on TF2 (fix: import it from tensorflow.compat.v1)",
                     Applicability.SAFE,
                     True,
-                )
+                ):
+                    self.plan.moved_imports.add(name)
 
     def _inside(self, node: cst.CSTNode, statements: set) -> bool:
         while node in self.analysis.parents:
@@ -508,6 +520,10 @@ class _ImportRenamer(cst.CSTTransformer):
     """`from tensorflow import ConfigProto, keras` ->
     `from tensorflow import keras` + `from tensorflow.compat.v1 import ConfigProto`."""
 
+    def __init__(self, names: set[str]) -> None:
+        super().__init__()
+        self.names = names
+
     def leave_SimpleStatementLine(self, original, updated):
         if len(updated.body) != 1 or not isinstance(updated.body[0], cst.ImportFrom):
             return updated
@@ -516,7 +532,7 @@ class _ImportRenamer(cst.CSTTransformer):
             return updated
         if _dotted(node.module) != "tensorflow":
             return updated
-        moved = [a for a in node.names if _dotted(a.name) in sym.TF1_ONLY]
+        moved = [a for a in node.names if _dotted(a.name) in self.names]
         if not moved:
             return updated
         kept = [a for a in node.names if a not in moved]
@@ -555,7 +571,7 @@ def apply(analysis: Analysis, plan: Plan) -> cst.Module:
     if plan.add_imports:
         rewritten = AddImportsVisitor(context).transform_module(rewritten)
     rewritten = RemoveImportsVisitor(context).transform_module(rewritten)
-    return rewritten.visit(_ImportRenamer())
+    return rewritten.visit(_ImportRenamer(plan.moved_imports)) if plan.moved_imports else rewritten
 
 
 def _removable(analysis: Analysis, node, edited: set) -> list[tuple[str, str | None, str | None]]:
