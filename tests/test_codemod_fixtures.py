@@ -66,3 +66,13 @@ def test_fixed_program_keeps_its_thread_settings(folder, target):
     intra, inter = expected_pools(folder, result["cpus"])
     # the fixtures run small ops: on TF 2.15 only the sum of the pools is certain
     assert_pools(result, intra=intra, inter=inter, split_known=False)
+
+
+def test_bytes_libcst_does_not_round_trip_survive_a_fix():
+    """libcst drops the space in `except E :` (LibCST issue 1457): the fix's
+    changes go onto the original bytes, and that line stays as it was."""
+    source = (FOLDERS[0].parent / "keyword_args" / "input.py").read_bytes()
+    source += b"try:\n    pass\nexcept OSError :\n    pass\n"
+    result = transform(source, "native")
+    assert result.source.endswith(b"except OSError :\n    pass\n")
+    assert b"set_intra_op_parallelism_threads(2)" in result.source

@@ -99,8 +99,8 @@ def _walk(top: Path, excludes: Excludes) -> list[Path]:
             continue
         if any(_skipped_dir(parent) for parent in _parents_below(path, top)):
             continue
-        if path.is_symlink() and not _inside(path, root):
-            continue  # never follow a link out of the tree
+        if path.is_symlink() and (not path.exists() or not _inside(path, root)):
+            continue  # never follow a link out of the tree; a broken one has nothing to read
         files.append(path)
     return files
 
@@ -140,12 +140,13 @@ def read_bytes(path: Path) -> bytes:
 
 
 def write_atomic(path: Path, data: bytes) -> None:
-    """Replace `path` with `data` in one rename; keep its mode; no-op when equal."""
+    """Replace `path` with `data` in one rename; keep its mode; no-op when
+    equal. A file with no write bit is read-only for this tool, root or not."""
     try:
         if path.read_bytes() == data:
             return
         mode = stat.S_IMODE(path.stat().st_mode)
-        if not os.access(path, os.W_OK):
+        if not mode & 0o222 or not os.access(path, os.W_OK):  # no write bit: refused, even to root
             raise FileError(f"{path}: cannot write: the file is read-only")
         target = path.resolve()
         fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tfcompat", dir=target.parent)

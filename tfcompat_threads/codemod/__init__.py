@@ -71,19 +71,48 @@ def transform(
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as error:
-        raise CodemodError(filename, error.raw_line, error.raw_column + 1, f"cannot parse: {error.message}") from None
+        raise CodemodError(filename, error.editor_line, error.editor_column, f"cannot parse: {error.message}") from None
     except UnicodeDecodeError as error:
         raise CodemodError(filename, 1, 1, f"cannot decode: {error.reason}") from None
+    except SyntaxError as error:  # raised by tokenize for a bad coding cookie
+        raise CodemodError(filename, error.lineno or 1, 1, f"cannot decode: {error.msg}") from None
     analysis = Analysis(cst.MetadataWrapper(module, unsafe_skip_copy=True))
     plan = Planner(analysis, target, unsafe_fixes, allow).build()
-    rewritten = apply(analysis, plan)
-    new_source = rewritten.bytes
     findings = sorted(plan.findings, key=lambda f: (f.start.line, f.start.column, f.code))
+    if not plan.changes:
+        return Result(source, findings)
+    new_source = apply(analysis, plan).bytes
+    if module.bytes != source:  # libcst does not give these bytes back (LibCST issue 1457)
+        new_source = _onto_original(source, module.bytes, new_source, filename)
     if new_source != source:
         try:
             cst.parse_module(new_source)
         except cst.ParserSyntaxError as error:  # never hand back code that does not parse
             raise CodemodError(
-                filename, error.raw_line, error.raw_column + 1, f"internal error: the fix would not parse ({error.message})"
+                filename, error.editor_line, error.editor_column, f"internal error: the fix would not parse ({error.message})"
             ) from None
     return Result(new_source, findings)
+
+
+def _onto_original(source: bytes, roundtrip: bytes, rewritten: bytes, filename: str | None) -> bytes:
+    """The fix's line changes applied to the original bytes, for a file libcst
+    does not reproduce exactly (it drops the space in `except E :`). Refused
+    when a changed line is one libcst would not have reproduced."""
+    import difflib
+
+    original, base, new = (data.splitlines(keepends=True) for data in (source, roundtrip, rewritten))
+    lossy = [i for i, (a, b) in enumerate(zip(original, base)) if a != b]
+    if len(original) != len(base):
+        raise CodemodError(filename, 1, 1, "libcst cannot reproduce this file byte for byte; not rewritten")
+    out: list[bytes] = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, base, new, autojunk=False).get_opcodes():
+        if tag == "equal":
+            out += original[i1:i2]
+            continue
+        touched = [i for i in lossy if i1 <= i < i2]
+        if touched:
+            raise CodemodError(
+                filename, touched[0] + 1, 1, "libcst cannot reproduce this line byte for byte; not rewritten"
+            )
+        out += new[j1:j2]
+    return b"".join(out)

@@ -1,0 +1,89 @@
+"""Notebooks: code cells only, magics kept, only changed cells rewritten."""
+
+import json
+
+from tests.test_cli import cli
+
+CELLS = [
+    {"cell_type": "markdown", "metadata": {}, "source": ["# Train\n", "tf.ConfigProto() in markdown stays"]},
+    {
+        "cell_type": "code",
+        "execution_count": 1,
+        "metadata": {"tags": ["setup"]},
+        "outputs": [{"name": "stdout", "output_type": "stream", "text": ["tf.ConfigProto() in an output\n"]}],
+        "source": ["%matplotlib inline\n", "import tensorflow as tf\n", "from keras import backend as K"],
+    },
+    {
+        "cell_type": "code",
+        "execution_count": 2,
+        "metadata": {},
+        "outputs": [],
+        "source": [
+            "!nproc\n",
+            "config = tf.ConfigProto(intra_op_parallelism_threads=2)\n",
+            "config.gpu_options.allow_growth = True",
+        ],
+    },
+    {"cell_type": "code", "execution_count": 3, "metadata": {}, "outputs": [],
+     "source": "K.set_session(tf.Session(config=config))\nmodel.summary?"},
+    {"cell_type": "code", "execution_count": 4, "metadata": {}, "outputs": [],
+     "source": ["%%bash\n", "echo tf.ConfigProto()"]},
+    {"cell_type": "code", "execution_count": 5, "metadata": {}, "outputs": [], "source": ["x = tf.ones((2, 2))"]},
+]
+
+
+def notebook(tmp_path, indent=1):
+    document = {"cells": CELLS, "metadata": {"kernelspec": {"name": "python3"}}, "nbformat": 4, "nbformat_minor": 5}
+    path = tmp_path / "train.ipynb"
+    path.write_text(json.dumps(document, indent=indent, ensure_ascii=False) + "\n", encoding="utf-8")
+    return path
+
+
+def test_findings_carry_the_cell(tmp_path):
+    path = notebook(tmp_path)
+    result = cli("check", "--output-format", "json", str(path))
+    assert result.exit_code == 1
+    [finding] = json.loads(result.stdout)
+    assert (finding["code"], finding["cell"], finding["location"]["row"]) == ("TFT001", 3, 1)
+    text = cli("check", str(path)).stdout
+    assert f"{path}:cell 3:1:15: TFT001" in text
+
+
+def test_fix_rewrites_only_changed_cells(tmp_path):
+    path = notebook(tmp_path, indent=1)
+    before = json.loads(path.read_text())
+    assert cli("fix", str(path)).exit_code == 0
+    raw = path.read_text()
+    after = json.loads(raw)
+    assert raw.endswith("}\n") and raw.startswith('{\n "cells": [\n  {\n   "cell_type"'), "indent 1 kept"
+    cells = after["cells"]
+    assert cells[0] == before["cells"][0]  # markdown
+    assert cells[4] == before["cells"][4]  # %%bash cell
+    assert cells[5] == before["cells"][5]  # untouched code cell
+    assert cells[1]["outputs"] == before["cells"][1]["outputs"]
+    assert cells[1]["source"] == ["%matplotlib inline\n", "import tensorflow as tf"]  # keras import gone
+    assert cells[2]["source"] == [
+        "!nproc\n",
+        "tf.config.threading.set_intra_op_parallelism_threads(2)\n",
+        "for gpu in tf.config.list_physical_devices('GPU'):\n",
+        "    tf.config.experimental.set_memory_growth(gpu, True)",
+    ]
+    assert cells[3]["source"] == "model.summary?", "a string source stays a string; magics kept"
+    assert cells[1]["metadata"] == {"tags": ["setup"]} and cells[1]["execution_count"] == 1
+    assert cli("check", str(path)).exit_code == 0
+
+
+def test_notebook_with_other_json_style_is_checked_not_rewritten(tmp_path):
+    path = notebook(tmp_path)
+    path.write_text(path.read_text().replace('\n "nbformat"', '  \n "nbformat"'))
+    raw = path.read_bytes()
+    result = cli("fix", str(path))
+    assert result.exit_code == 2 and "without reformatting" in result.stderr
+    assert path.read_bytes() == raw
+
+
+def test_broken_notebook_is_an_error(tmp_path):
+    path = tmp_path / "bad.ipynb"
+    path.write_bytes(b'{"cells": [ tensorflow ConfigProto Session')
+    result = cli("check", str(path))
+    assert result.exit_code == 2 and "invalid JSON" in result.stderr

@@ -1,0 +1,141 @@
+"""The hooks under the real pre-commit; a copy of Python's standard library;
+random programs with no TensorFlow in them."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.test_cli import LEGACY, LEGACY_FIXED, cli
+from tfcompat_threads.codemod import CodemodError, transform
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def git(*args, cwd):
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
+
+
+def test_pre_commit_hooks(tmp_path):
+    """A repository with a legacy file and a .pre-commit-config.yaml pointing at
+    this checkout (its HEAD commit): check fails naming the file, fix rewrites
+    it, check then passes."""
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True)
+    repo = tmp_path / "project"
+    repo.mkdir()
+    git("init", "-q", cwd=repo)
+    (repo / "train.py").write_bytes(LEGACY)
+    (repo / ".pre-commit-config.yaml").write_text(
+        "repos:\n"
+        f"  - repo: {ROOT}\n"
+        f"    rev: {head.stdout.strip()}\n"
+        "    hooks:\n"
+        "      - id: tfcompat-threads-check\n"
+        "      - id: tfcompat-threads-fix\n"
+        "        stages: [manual]\n"
+    )
+    git("add", ".", cwd=repo)
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache"), "SKIP": ""}
+    pre_commit = [sys.executable, "-m", "pre_commit", "run", "--all-files"]
+
+    def run(*args):
+        return subprocess.run([*pre_commit, *args], cwd=repo, env=env, capture_output=True, text=True)
+
+    checked = run("tfcompat-threads-check")
+    assert checked.returncode == 1, checked.stdout + checked.stderr
+    assert "train.py:5:8: TFT001" in checked.stdout
+    fixed = run("--hook-stage", "manual", "tfcompat-threads-fix")
+    assert fixed.returncode == 1, "pre-commit fails a hook that changed files"
+    assert (repo / "train.py").read_bytes() == LEGACY_FIXED
+    git("add", ".", cwd=repo)
+    again = run("tfcompat-threads-check")
+    assert again.returncode == 0, again.stdout
+
+
+def test_fix_over_a_copy_of_the_standard_library(tmp_path):
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    copy = tmp_path / "stdlib"
+    shutil.copytree(stdlib, copy, ignore=shutil.ignore_patterns("site-packages", "__pycache__", "*.so"),
+                    symlinks=True)
+    before = {p: p.read_bytes() for p in copy.rglob("*.py") if p.is_file() and not p.is_symlink()}
+    assert len(before) > 1000
+    result = cli("fix", "-q", str(copy))
+    assert result.exit_code in (0, 1), result.stderr
+    assert "error" not in result.stderr
+    assert {p: p.read_bytes() for p in before} == before, "nothing in the standard library may change"
+
+
+def test_whole_pipeline_over_the_standard_library_changes_nothing():
+    """Every stdlib module through parse, analysis and planning (the byte
+    pre-filter bypassed): no crash, no change; the deliberately broken files
+    are reported as parse errors naming their line."""
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    files = sorted(p for p in stdlib.rglob("*.py") if "site-packages" not in p.parts)
+    # Every broken-on-purpose file, and a sample of the rest that keeps the suite
+    # fast (the byte-level run above covers them all).
+    files = [p for n, p in enumerate(files) if "bad" in p.name or "data" in p.parts or n % 40 == 0]
+    broken = []
+    for path in files:
+        data = path.read_bytes()
+        try:
+            result = transform(data, "native", str(path), force=True)
+        except CodemodError as error:
+            broken.append(f"{error.filename}:{error.line}")
+            continue
+        assert result.source == data, path
+    print("parse errors:", *broken, sep="\n  ")
+    assert all("test" in b or "lib2to3" in b for b in broken), broken
+
+
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much]
+)
+@given(st.data())
+def test_generated_programs_come_back_byte_identical(data):
+    hypothesmith = pytest.importorskip("hypothesmith")
+    source = data.draw(hypothesmith.from_node())
+    _assert_unchanged(source)
+
+
+# Statements that look like TensorFlow session code but are not TensorFlow's.
+LOOKALIKES = [
+    "import requests\n",
+    "from mylib import backend as K\n",
+    "tf = load_plugin()\n",
+    "config = tf.ConfigProto(intra_op_parallelism_threads=2)\n",
+    "sess = tf.Session(config=config)\n",
+    "K.set_session(sess)\n",
+    "s = requests.Session()\n",
+    "def make(tf):\n    return tf.Session(config=tf.ConfigProto())\n",
+    "with tf.Session() as sess:\n    sess.run(op)\n",
+    "config.gpu_options.allow_growth = True  # noqa\n",
+    "x = 'tf.ConfigProto()'\n",
+    "# tf.Session(config=config)\n",
+    "class Session:\n    pass\n",
+    "if flag:\n    config.inter_op_parallelism_threads = n\n",
+    "tf.config.threading.set_intra_op_parallelism_threads(2)\n",
+]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(LOOKALIKES), max_size=12), st.sampled_from(["\n", "\r\n"]))
+def test_lookalikes_without_tensorflow_come_back_byte_identical(lines, newline):
+    _assert_unchanged("".join(lines).replace("\n", newline))
+
+
+def _assert_unchanged(source: str) -> None:
+    for target in ("native", "shim"):
+        try:
+            result = transform(source.encode("utf-8"), target, force=True)
+        except CodemodError:
+            continue  # code libcst's parser rejects
+        assert result.source == source.encode("utf-8")
+        assert result.findings == []
