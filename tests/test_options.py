@@ -4,6 +4,7 @@ from pathlib import Path
 import pytest
 
 from tfcompat_threads import options
+from tfcompat_threads.docs import TABLES
 from tests.tfproc import run
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -22,9 +23,10 @@ def test_lookup_resolves_paths_below_graph_only_messages():
     assert options.lookup("no_such_field") is None
 
 
-def test_readme_option_table_is_the_generated_one():
+@pytest.mark.parametrize("name", sorted(TABLES))
+def test_readme_tables_are_the_generated_ones(name):
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert options.markdown_table() in readme, "run: python -m tfcompat_threads.options"
+    assert f"<!-- {name}:start -->\n{TABLES[name]()}<!-- {name}:end -->" in readme, "run scripts/update-readme"
 
 
 def test_only_mappable_rows_claim_a_fix():

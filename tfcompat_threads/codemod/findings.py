@@ -69,7 +69,8 @@ RULES: dict[str, Rule] = {
         Rule(
             "TFT105",
             "keras3-set-session",
-            "Keras set_session with a session that runs graphs.",
+            "Keras set_session with a session that is not config-only in this file (it runs graphs, or "
+            "it is made elsewhere).",
             "Keras 3 (TF >= 2.16) has no set_session.",
             "none: keep tf-keras (TF_USE_LEGACY_KERAS=1) for this graph-mode code, or port it to TF2.",
         ),

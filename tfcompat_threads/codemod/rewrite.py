@@ -332,7 +332,8 @@ class Planner:
                 self.report(
                     "TFT105",
                     call,
-                    "set_session with a session that runs graphs: Keras 3 (TF >= 2.16) has no set_session",
+                    "set_session with a session that is not config-only here (it runs graphs, or is made "
+                    "elsewhere): Keras 3 (TF >= 2.16) has no set_session",
                     Applicability.MANUAL,
                     False,
                 )
