@@ -5,10 +5,8 @@ only when a file holds a trigger token."""
 
 from __future__ import annotations
 
-import difflib
 import sys
 import time
-from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -89,7 +87,7 @@ def _settings(paths, stdin_filename, target, unsafe_fixes, select, ignore):
         changes["select"] = _codes(select)
     if ignore:
         changes["ignore"] = settings.ignore + _codes(ignore)
-    return replace(settings, **changes)
+    return settings.replace(**changes)
 
 
 def _run(mode, paths, target, unsafe_fixes, select, ignore, output_format, jobs, quiet, exit_zero,
@@ -105,12 +103,12 @@ def _run(mode, paths, target, unsafe_fixes, select, ignore, output_format, jobs,
         if len(paths) > 1:
             raise click.UsageError("`-` (standard input) cannot be mixed with other paths")
         name = stdin_filename or "-"
-        results = [engine.process_source(sys.stdin.buffer.read(), name, settings)]
+        results = [engine.process_source(sys.stdin.buffer.read(), name, settings, rewrite=mode != "check")]
         files = [Path(name)]
     else:
         files, missing = discover(list(paths), settings.excludes, force_exclude)
         errors += missing
-        results = engine.run(files, settings, jobs)
+        results = engine.run(files, settings, jobs, rewrite=mode != "check")
         if sys.stderr.isatty() and not quiet and len(files) > 100:
             results = _with_progress(results, len(files))
     diagnostics = []
@@ -169,6 +167,8 @@ def _with_progress(results, total):
 
 
 def _unified_diff(result) -> str:
+    import difflib
+
     old = result.text(result.source).splitlines(keepends=True)
     new = result.text(result.fixed_source).splitlines(keepends=True)
     lines = difflib.unified_diff(old, new, f"a/{result.path}", f"b/{result.path}")

@@ -10,11 +10,7 @@ from __future__ import annotations
 
 import os
 import re
-import tokenize
 from collections.abc import Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
-from io import BytesIO
 from pathlib import Path
 
 from .codemod.prefilter import may_need_codemod
@@ -29,30 +25,35 @@ _NOQA_RE = re.compile(
 ALL = "ALL"
 
 
-@dataclass
+# Plain classes, not dataclasses: a pre-commit run over clean files should not
+# pay for importing dataclasses and inspect.
+
+
 class Diagnostic:
-    code: str
-    message: str
-    filename: str
-    row: int
-    column: int
-    end_row: int
-    end_column: int
-    applicability: str
-    """safe / unsafe: a fix exists; none: manual."""
-    fixed: bool
-    """The fix is in `FileResult.fixed_source` (and so would be applied by fix)."""
-    cell: int | None = None
+    """One finding in one file. `applicability`: safe / unsafe (a fix exists)
+    or none (manual). `fixed`: the fix is made by `fix` (and is in
+    FileResult.fixed_source when the run rewrites). `cell`: notebook cell."""
+
+    __slots__ = ("code", "message", "filename", "row", "column", "end_row", "end_column",
+                 "applicability", "fixed", "cell")
+
+    def __init__(self, code, message, filename, row, column, end_row, end_column, applicability, fixed,
+                 cell=None) -> None:
+        self.code, self.message, self.filename = code, message, filename
+        self.row, self.column, self.end_row, self.end_column = row, column, end_row, end_column
+        self.applicability, self.fixed, self.cell = applicability, fixed, cell
 
 
-@dataclass
 class FileResult:
-    path: str
-    source: bytes = b""
-    fixed_source: bytes = b""
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    error: str | None = None
-    parsed: bool = False
+    __slots__ = ("path", "source", "fixed_source", "diagnostics", "error")
+
+    def __init__(self, path: str, source: bytes = b"", fixed_source: bytes | None = None,
+                 error: str | None = None) -> None:
+        self.path = path
+        self.source = source
+        self.fixed_source = source if fixed_source is None else fixed_source
+        self.diagnostics: list[Diagnostic] = []
+        self.error = error
 
     @property
     def changed(self) -> bool:
@@ -60,6 +61,9 @@ class FileResult:
 
     def text(self, data: bytes) -> str:
         """Bytes as text for a diff, in the file's own encoding."""
+        import tokenize
+        from io import BytesIO
+
         try:
             encoding = tokenize.detect_encoding(BytesIO(data).readline)[0]
         except SyntaxError:
@@ -91,17 +95,17 @@ def _allow(settings: Settings, noqa: dict[int, set[str]]):
     return allow
 
 
-def process_source(data: bytes, filename: str, settings: Settings) -> FileResult:
-    """The codemod on one file's bytes (.py or .ipynb)."""
-    result = FileResult(filename, data, data)
+def process_source(data: bytes, filename: str, settings: Settings, rewrite: bool = True) -> FileResult:
+    """The codemod on one file's bytes (.py or .ipynb). `rewrite=False`:
+    findings only (check), the bytes are not rewritten."""
+    result = FileResult(filename, data)
     if not may_need_codemod(data):
         return result
-    result.parsed = True
     from .codemod import CodemodError, transform
 
     try:
         if filename.endswith(".ipynb"):
-            _process_notebook(result, settings)
+            _process_notebook(result, settings, rewrite)
         else:
             text = result.text(data)
             outcome = transform(
@@ -110,6 +114,7 @@ def process_source(data: bytes, filename: str, settings: Settings) -> FileResult
                 filename,
                 unsafe_fixes=settings.unsafe_fixes,
                 allow=_allow(settings, suppressions(text)),
+                rewrite=rewrite,
             )
             result.fixed_source = outcome.source
             result.diagnostics = [_diagnostic(f, filename) for f in outcome.findings]
@@ -119,7 +124,7 @@ def process_source(data: bytes, filename: str, settings: Settings) -> FileResult
     return result
 
 
-def _process_notebook(result: FileResult, settings: Settings) -> None:
+def _process_notebook(result: FileResult, settings: Settings, rewrite: bool) -> None:
     from . import notebooks
     from .codemod import CodemodError, transform
 
@@ -137,6 +142,7 @@ def _process_notebook(result: FileResult, settings: Settings) -> None:
             result.path,
             unsafe_fixes=settings.unsafe_fixes,
             allow=_allow(settings, suppressions(module)),
+            rewrite=rewrite,
         )
     except CodemodError as error:
         cell, line = notebooks.cell_of_line(notebook, module, error.line)
@@ -167,18 +173,18 @@ def _diagnostic(finding, filename: str) -> Diagnostic:
     )
 
 
-def _process_path(item: tuple[str, bytes, Settings]) -> FileResult:
-    path, data, settings = item
+def _process_path(item: tuple[str, bytes, Settings, bool]) -> FileResult:
+    path, data, settings, rewrite = item
     try:
-        return process_source(data, path, settings)
+        return process_source(data, path, settings, rewrite)
     except Exception as error:  # one file never stops the others
-        return FileResult(path, data, data, error=f"{path}:1:1: internal error: {type(error).__name__}: {error}")
+        return FileResult(path, data, error=f"{path}:1:1: internal error: {type(error).__name__}: {error}")
 
 
-def run(paths: Iterable[Path], settings: Settings, jobs: int | None = None) -> Iterator[FileResult]:
+def run(paths: Iterable[Path], settings: Settings, jobs: int | None = None, rewrite: bool = True) -> Iterator[FileResult]:
     """Results for `paths`, in order. Clean files are settled here by the byte
     test; the others are parsed in `jobs` processes (default: CPU count)."""
-    items: list[tuple[str, bytes, Settings] | FileResult] = []
+    items: list[tuple[str, bytes, Settings, bool] | FileResult] = []
     for path in paths:
         try:
             data = read_bytes(path)
@@ -186,12 +192,14 @@ def run(paths: Iterable[Path], settings: Settings, jobs: int | None = None) -> I
             items.append(FileResult(str(path), error=str(error)))
             continue
         if may_need_codemod(data):
-            items.append((str(path), data, settings))
+            items.append((str(path), data, settings, rewrite))
         else:
-            items.append(FileResult(str(path), data, data))
+            items.append(FileResult(str(path), data))
     work = [item for item in items if isinstance(item, tuple)]
     jobs = jobs or os.cpu_count() or 1
     if len(work) > 1 and jobs > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
         with ProcessPoolExecutor(max_workers=min(jobs, len(work))) as pool:
             done = iter(pool.map(_process_path, work, chunksize=max(1, len(work) // (jobs * 4))))
             for item in items:

@@ -4,12 +4,8 @@ mode kept, only when the bytes differ). No libcst, no TensorFlow here."""
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import stat
-import subprocess
-import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 
 SUFFIXES = (".py", ".ipynb")
@@ -17,13 +13,15 @@ SUFFIXES = (".py", ".ipynb")
 SKIPPED_DIRS = frozenset({"site-packages", "node_modules", "__pycache__", "dist-packages"})
 
 
-@dataclass(frozen=True)
 class Excludes:
-    patterns: tuple[str, ...] = ()
+    def __init__(self, patterns: tuple[str, ...] = ()) -> None:
+        self.patterns = patterns
 
     def matches(self, path: Path, root: Path) -> bool:
         """gitignore-like: a pattern matches the path relative to the root, or
         any of its parts (so `build` excludes every folder named build)."""
+        import fnmatch
+
         try:
             relative = path.resolve().relative_to(root.resolve()).as_posix()
         except ValueError:
@@ -117,6 +115,8 @@ def _parents_below(path: Path, top: Path) -> list[Path]:
 def _git_files(top: Path) -> list[Path] | None:
     """Files git would not ignore below `top` (tracked and untracked), or None
     outside a git work tree or without git."""
+    import subprocess
+
     try:
         proc = subprocess.run(
             ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z", "--", "."],
@@ -142,6 +142,8 @@ def read_bytes(path: Path) -> bytes:
 def write_atomic(path: Path, data: bytes) -> None:
     """Replace `path` with `data` in one rename; keep its mode; no-op when
     equal. A file with no write bit is read-only for this tool, root or not."""
+    import tempfile
+
     try:
         if path.read_bytes() == data:
             return

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
@@ -26,6 +25,8 @@ def text(diagnostics: list[Diagnostic], show_fixable: bool) -> str:
 
 
 def as_json(diagnostics: list[Diagnostic]) -> str:
+    import json
+
     return json.dumps([_json_entry(d) for d in diagnostics], indent=2) + "\n"
 
 
@@ -58,6 +59,8 @@ def github(diagnostics: list[Diagnostic]) -> str:
 
 
 def sarif(diagnostics: list[Diagnostic]) -> str:
+    import json
+
     from .codemod.findings import RULES
 
     rules = sorted(RULES.values(), key=lambda r: r.code)

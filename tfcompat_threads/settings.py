@@ -3,9 +3,6 @@ the first path upwards), under the command line's options."""
 
 from __future__ import annotations
 
-import ast
-import re
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .files import Excludes
@@ -26,15 +23,33 @@ class SettingsError(Exception):
     pass
 
 
-@dataclass(frozen=True)
 class Settings:
-    target: str = "native"
-    exclude: tuple[str, ...] = DEFAULT_EXCLUDE
-    extend_exclude: tuple[str, ...] = ()
-    select: tuple[str, ...] = ()
-    ignore: tuple[str, ...] = ()
-    unsafe_fixes: bool = False
-    source: Path | None = field(default=None, compare=False)
+    """A plain class (no dataclasses import on the pre-commit path)."""
+
+    FIELDS = ("target", "exclude", "extend_exclude", "select", "ignore", "unsafe_fixes")
+
+    def __init__(
+        self,
+        target: str = "native",
+        exclude: tuple[str, ...] = DEFAULT_EXCLUDE,
+        extend_exclude: tuple[str, ...] = (),
+        select: tuple[str, ...] = (),
+        ignore: tuple[str, ...] = (),
+        unsafe_fixes: bool = False,
+        source: Path | None = None,
+    ) -> None:
+        self.target = target
+        self.exclude = exclude
+        self.extend_exclude = extend_exclude
+        self.select = select
+        self.ignore = ignore
+        self.unsafe_fixes = unsafe_fixes
+        self.source = source
+        """The pyproject.toml the settings came from."""
+
+    def replace(self, **changes) -> Settings:
+        values = {name: getattr(self, name) for name in (*self.FIELDS, "source")}
+        return Settings(**{**values, **changes})
 
     @property
     def excludes(self) -> Excludes:
@@ -74,7 +89,7 @@ def load(start: Path) -> Settings:
         values[key.replace("-", "_")] = tuple(value) if isinstance(value, list) else value
     if values.get("target", "native") not in ("native", "shim"):
         raise SettingsError(f"{path}: [{SECTION}] target must be \"native\" or \"shim\"")
-    return replace(Settings(), source=path, **values)
+    return Settings(source=path, **values)
 
 
 def _read_section(path: Path) -> dict:
@@ -95,6 +110,8 @@ def _read_section(path: Path) -> dict:
 def _parse_section(text: str, path: Path) -> dict:
     """The subset of TOML this section uses (strings, booleans, lists of
     strings), for Pythons without tomllib."""
+    import ast
+    import re
     match = re.search(r"^\[tool\.tfcompat-threads\][ \t]*$(.*?)(?=^\[|\Z)", text, re.M | re.S)
     if match is None:
         return {}

@@ -11,8 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import libcst as cst
-from libcst.codemod import CodemodContext
-from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 
 from .. import options as opts
 from ..options import Applicability
@@ -62,10 +60,12 @@ class Plan:
 
 
 class Planner:
-    def __init__(self, analysis: Analysis, target: str, unsafe_fixes: bool, allow=None) -> None:
+    def __init__(self, analysis: Analysis, target: str, unsafe_fixes: bool, allow=None, rewrite=True) -> None:
         self.analysis = analysis
         self.target = target
         self.unsafe_fixes = unsafe_fixes
+        self.rewrite = rewrite
+        """False: findings only; no TF2 code is rendered (check mode)."""
         self.allow = allow or (lambda code, line: True)
         """allow(code, line): False for findings that --select/--ignore or a
         noqa comment turn off; they are neither reported nor fixed."""
@@ -207,7 +207,7 @@ class Planner:
                     template = self._template(option, value)
                     if template is option.native and option.applicability is Applicability.UNSAFE:
                         applicability = Applicability.UNSAFE
-                    rendered = self._render(template, value, statement)
+                    rendered = self._render(template, value, statement) if self.rewrite else []
                     if not rendered:
                         continue
                     if len(inline) == 1 and isinstance(rendered[-1], cst.SimpleStatementLine):
@@ -558,6 +558,10 @@ def _dotted(node) -> str:
 
 
 def apply(analysis: Analysis, plan: Plan) -> cst.Module:
+    # libcst.codemod brings libcst.matchers (~0.5 s): only a rewrite pays for it.
+    from libcst.codemod import CodemodContext
+    from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
+
     module = analysis.module
     if not plan.changes:
         return module
@@ -566,12 +570,13 @@ def apply(analysis: Analysis, plan: Plan) -> cst.Module:
     for name, asname in sorted(plan.add_imports, key=str):
         AddImportsVisitor.add_needed_import(context, name, asname=asname)
     edited = set(plan.statements) | set(plan.expressions)
-    for node in analysis.imports:
-        for removable in _removable(analysis, node, edited):
-            RemoveImportsVisitor.remove_unused_import(context, *removable)
+    removable = [found for node in analysis.imports for found in _removable(analysis, node, edited)]
+    for found in removable:
+        RemoveImportsVisitor.remove_unused_import(context, *found)
     if plan.add_imports:
         rewritten = AddImportsVisitor(context).transform_module(rewritten)
-    rewritten = RemoveImportsVisitor(context).transform_module(rewritten)
+    if removable:  # each visitor resolves scopes anew: run it only with work to do
+        rewritten = RemoveImportsVisitor(context).transform_module(rewritten)
     return rewritten.visit(_ImportRenamer(plan.moved_imports)) if plan.moved_imports else rewritten
 
 
