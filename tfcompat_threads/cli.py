@@ -104,7 +104,7 @@ def _run(mode, paths, target, unsafe_fixes, select, ignore, output_format, jobs,
             raise click.UsageError("`-` (standard input) cannot be mixed with other paths")
         name = stdin_filename or "-"
         results = [engine.process_source(sys.stdin.buffer.read(), name, settings, rewrite=mode != "check")]
-        files = [Path(name)]
+        files = [name]
     else:
         files, missing = discover(list(paths), settings.excludes, force_exclude)
         errors += missing

@@ -11,16 +11,14 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Iterator
-from pathlib import Path
 
 from .codemod.prefilter import may_need_codemod
 from .files import FileError, read_bytes
 from .settings import Settings
 
-_NOQA_RE = re.compile(
+_NOQA = (
     r"#\s*(?:noqa(?::\s*(?P<noqa>[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*))?"
-    r"|tfcompat:\s*ignore\[(?P<ignore>[^\]]*)\])",
-    re.I,
+    r"|tfcompat:\s*ignore\[(?P<ignore>[^\]]*)\])"
 )
 ALL = "ALL"
 
@@ -77,8 +75,9 @@ def suppressions(text: str) -> dict[int, set[str]]:
     found: dict[int, set[str]] = {}
     if "noqa" not in text.lower() and "tfcompat:" not in text:
         return found
+    pattern = re.compile(_NOQA, re.I)  # compiled here: only parsed files need it (re caches it)
     for number, line in enumerate(text.splitlines(), start=1):
-        for match in _NOQA_RE.finditer(line):
+        for match in pattern.finditer(line):
             codes = match.group("noqa") if match.group("noqa") is not None else match.group("ignore")
             if codes is None:
                 found.setdefault(number, set()).add(ALL)
@@ -181,7 +180,7 @@ def _process_path(item: tuple[str, bytes, Settings, bool]) -> FileResult:
         return FileResult(path, data, error=f"{path}:1:1: internal error: {type(error).__name__}: {error}")
 
 
-def run(paths: Iterable[Path], settings: Settings, jobs: int | None = None, rewrite: bool = True) -> Iterator[FileResult]:
+def run(paths: Iterable[str], settings: Settings, jobs: int | None = None, rewrite: bool = True) -> Iterator[FileResult]:
     """Results for `paths`, in order. Clean files are settled here by the byte
     test; the others are parsed in `jobs` processes (default: CPU count)."""
     items: list[tuple[str, bytes, Settings, bool] | FileResult] = []
@@ -189,12 +188,12 @@ def run(paths: Iterable[Path], settings: Settings, jobs: int | None = None, rewr
         try:
             data = read_bytes(path)
         except FileError as error:
-            items.append(FileResult(str(path), error=str(error)))
+            items.append(FileResult(path, error=str(error)))
             continue
         if may_need_codemod(data):
-            items.append((str(path), data, settings, rewrite))
+            items.append((path, data, settings, rewrite))
         else:
-            items.append(FileResult(str(path), data))
+            items.append(FileResult(path))  # nothing to change: its bytes are not kept
     work = [item for item in items if isinstance(item, tuple)]
     jobs = jobs or os.cpu_count() or 1
     if len(work) > 1 and jobs > 1:

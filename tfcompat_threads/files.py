@@ -14,55 +14,65 @@ SKIPPED_DIRS = frozenset({"site-packages", "node_modules", "__pycache__", "dist-
 
 
 class Excludes:
+    """gitignore-like patterns. A pattern without `/` matches any part of a
+    path (`build` excludes every folder named build); one with `/` matches the
+    path relative to the folder walked (or to the current folder)."""
+
     def __init__(self, patterns: tuple[str, ...] = ()) -> None:
-        self.patterns = patterns
+        self.patterns = tuple(p.rstrip("/") for p in patterns)
+        self._names = frozenset(p for p in self.patterns if "/" not in p and not _wild(p))
+        self._wild_names = tuple(p for p in self.patterns if "/" not in p and _wild(p))
+        self._paths = tuple(p for p in self.patterns if "/" in p)
+
+    def matches_relative(self, relative: str) -> bool:
+        """`relative`: a POSIX path relative to the folder walked."""
+        parts = relative.split("/")
+        if self._names and not self._names.isdisjoint(parts):
+            return True
+        if self._wild_names or self._paths:
+            import fnmatch
+
+            if any(fnmatch.fnmatchcase(part, p) for p in self._wild_names for part in parts):
+                return True
+            return any(fnmatch.fnmatchcase(relative, p) or fnmatch.fnmatchcase(relative, p + "/*")
+                       for p in self._paths)
+        return False
 
     def matches(self, path: Path, root: Path) -> bool:
-        """gitignore-like: a pattern matches the path relative to the root, or
-        any of its parts (so `build` excludes every folder named build)."""
-        import fnmatch
-
         try:
             relative = path.resolve().relative_to(root.resolve()).as_posix()
         except ValueError:
             relative = path.as_posix()
-        parts = relative.split("/")
-        for pattern in self.patterns:
-            pattern = pattern.rstrip("/")
-            if fnmatch.fnmatchcase(relative, pattern) or fnmatch.fnmatchcase(relative, pattern + "/*"):
-                return True
-            if "/" not in pattern and any(fnmatch.fnmatchcase(part, pattern) for part in parts):
-                return True
-        return False
+        return self.matches_relative(relative)
+
+
+def _wild(pattern: str) -> bool:
+    return any(c in pattern for c in "*?[")
 
 
 class FileError(Exception):
     """A path that cannot be read or written; the message names it."""
 
 
-def _skipped_dir(path: Path) -> bool:
-    name = path.name
+def _skipped_dir(folder: str, name: str) -> bool:
     return (
-        (name.startswith(".") and name not in (".", ".."))
+        name.startswith(".")
         or name in SKIPPED_DIRS
-        or (path / "pyvenv.cfg").exists()
+        or os.path.exists(os.path.join(folder, name, "pyvenv.cfg"))
     )
 
 
-def _inside(path: Path, root: Path) -> bool:
-    try:
-        path.resolve().relative_to(root)
-        return True
-    except (ValueError, OSError):
-        return False
+def _inside(path: str, root: str) -> bool:
+    real = os.path.realpath(path)
+    return real == root or real.startswith(root + os.sep)
 
 
-def discover(paths: list[str], excludes: Excludes, force_exclude: bool = False) -> tuple[list[Path], list[str]]:
+def discover(paths: list[str], excludes: Excludes, force_exclude: bool = False) -> tuple[list[str], list[str]]:
     """The files a run covers, in a stable order, and errors for paths that do
     not exist. Folders are walked (git's view of ignored files inside a git
     work tree); files named explicitly are taken whatever their suffix is,
     unless --force-exclude and an exclude matches."""
-    found: dict[Path, None] = {}
+    found: dict[str, None] = {}
     errors: list[str] = []
     cwd = Path.cwd()
     for raw in paths:
@@ -74,47 +84,48 @@ def discover(paths: list[str], excludes: Excludes, force_exclude: bool = False) 
                 found[file] = None
         elif path.exists() or path.is_symlink():
             if not (force_exclude and excludes.matches(path, cwd)):
-                found[path] = None
+                found[raw] = None
         else:
             errors.append(f"{raw}: no such file or folder")
     return list(found), errors
 
 
-def _walk(top: Path, excludes: Excludes) -> list[Path]:
-    root = top.resolve()
+def _walk(top: Path, excludes: Excludes) -> list[str]:
+    """Files below `top`: what git does not ignore inside a work tree, else
+    a plain walk; either way without skipped folders, excluded paths, or
+    links that lead out of the tree (or nowhere)."""
+    root = os.path.realpath(top)
     listed = _git_files(top)
     if listed is None:
-        listed = []
-        for folder, dirnames, filenames in os.walk(top):
-            here = Path(folder)
-            dirnames[:] = sorted(
-                d for d in dirnames if not _skipped_dir(here / d) and not excludes.matches(here / d, top)
-            )
-            listed += [here / f for f in sorted(filenames)]
+        listed = _os_walk(os.fspath(top), excludes)
     files = []
-    for path in listed:
-        if path.suffix not in SUFFIXES or excludes.matches(path, top):
+    for relative in listed:
+        if not relative.endswith(SUFFIXES) or excludes.matches_relative(relative):
             continue
-        if any(_skipped_dir(parent) for parent in _parents_below(path, top)):
+        path = os.path.join(top, relative)
+        if os.path.islink(path) and not (os.path.exists(path) and _inside(path, root)):
             continue
-        if path.is_symlink() and (not path.exists() or not _inside(path, root)):
-            continue  # never follow a link out of the tree; a broken one has nothing to read
         files.append(path)
     return files
 
 
-def _parents_below(path: Path, top: Path) -> list[Path]:
-    parents = []
-    parent = path.parent
-    while parent != top and parent != parent.parent and len(parent.parts) > len(top.parts):
-        parents.append(parent)
-        parent = parent.parent
-    return parents
+def _os_walk(top: str, excludes: Excludes) -> list[str]:
+    listed = []
+    for folder, dirnames, filenames in os.walk(top):
+        relative = os.path.relpath(folder, top)
+        prefix = "" if relative == "." else relative.replace(os.sep, "/") + "/"
+        dirnames[:] = sorted(
+            d for d in dirnames if not _skipped_dir(folder, d) and not excludes.matches_relative(prefix + d)
+        )
+        listed += [prefix + f for f in sorted(filenames)]
+    return listed
 
 
-def _git_files(top: Path) -> list[Path] | None:
-    """Files git would not ignore below `top` (tracked and untracked), or None
-    outside a git work tree or without git."""
+def _git_files(top: Path) -> list[str] | None:
+    """Paths (relative, POSIX) that git does not ignore below `top`, tracked
+    or not, without those in skipped folders; None outside a git work tree."""
+    if not _in_git_work_tree(os.path.realpath(top)):
+        return None
     import subprocess
 
     try:
@@ -129,12 +140,34 @@ def _git_files(top: Path) -> list[Path] | None:
     if proc.returncode != 0:
         return None
     names = sorted({name for name in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if name})
-    return [top / name for name in names if (top / name).exists() or (top / name).is_symlink()]
+    skipped: dict[str, bool] = {}
+
+    def in_skipped_folder(name: str) -> bool:
+        folder, _, _ = name.rpartition("/")
+        if not folder:
+            return False
+        if folder not in skipped:
+            parent, _, last = folder.rpartition("/")
+            skipped[folder] = in_skipped_folder(folder) or _skipped_dir(os.path.join(top, parent), last)
+        return skipped[folder]
+
+    return [name for name in names if not in_skipped_folder(name)]
 
 
-def read_bytes(path: Path) -> bytes:
+def _in_git_work_tree(folder: str) -> bool:
+    while True:
+        if os.path.exists(os.path.join(folder, ".git")):
+            return True
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return False
+        folder = parent
+
+
+def read_bytes(path: str) -> bytes:
     try:
-        return path.read_bytes()
+        with open(path, "rb") as handle:
+            return handle.read()
     except OSError as error:
         raise FileError(f"{path}: cannot read: {error.strerror or error}") from None
 

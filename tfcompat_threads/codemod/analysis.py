@@ -9,29 +9,20 @@ turns them into edits for a target.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import libcst as cst
-from libcst.metadata import (
-    ParentNodeProvider,
-    PositionProvider,
-    QualifiedNameProvider,
-    ScopeProvider,
-)
 
-from .. import options as opts
 from . import symbols as sym
+from .scopes import Scopes, dotted
 from .symbols import Symbol
-
-METADATA = (QualifiedNameProvider, ScopeProvider, ParentNodeProvider, PositionProvider)
 
 CONFIG_ONLY = "config-only"  # every session only carries the config: TF2 calls replace it
 GRAPH = "graph"  # the config reaches a session that runs graphs, or a graph API: it stays
 UNFOLLOWED = "unfollowed"  # the codemod cannot tell: it stays, and is reported
 
 
-@dataclass
-class FieldSet:
+class FieldSet(NamedTuple):
     """Fields set by one statement, in source order: (dotted path, value or
     None when it cannot be read, the node whose comments go with the field)."""
 
@@ -40,94 +31,65 @@ class FieldSet:
     fields: list[tuple[str, cst.BaseExpression | None, cst.CSTNode | None]]
 
 
-@dataclass
 class Unit:
-    config: cst.Call
-    status: str = CONFIG_ONLY
-    reason: str = ""
-    reason_node: cst.CSTNode | None = None
-    statements: dict[cst.SimpleStatementLine, None] = field(default_factory=dict)
-    """Statements the native fix replaces (ordered set)."""
-    field_sets: list[FieldSet] = field(default_factory=list)
-    helper_calls: list[cst.Call] = field(default_factory=list)
-    """Calls of helpers that built the config or session: kept as statements."""
-    sessions: list[cst.Call] = field(default_factory=list)
-    set_session_calls: list[cst.Call] = field(default_factory=list)
-    constructors: list[cst.Call] = field(default_factory=list)
-    """ConfigProto and GPUOptions calls of this unit."""
+    """One ConfigProto construction and everything it reaches."""
+
+    def __init__(self, config: cst.Call) -> None:
+        self.config = config
+        self.status = CONFIG_ONLY
+        self.reason = ""
+        self.reason_node: cst.CSTNode | None = None
+        self.statements: dict[cst.SimpleStatementLine, None] = {}
+        """Statements the native fix replaces (an ordered set)."""
+        self.field_sets: list[FieldSet] = []
+        self.helper_calls: list[cst.Call] = []
+        """Calls of helpers that built the config or session: kept as statements."""
+        self.sessions: list[cst.Call] = []
+        self.set_session_calls: list[cst.Call] = []
+        self.constructors: list[cst.Call] = [config]
+        """ConfigProto and GPUOptions calls of this unit."""
 
     def stop(self, status: str, reason: str, node: cst.CSTNode) -> None:
         if self.status == CONFIG_ONLY or (self.status == GRAPH and status == UNFOLLOWED):
             self.status, self.reason, self.reason_node = status, reason, node
 
 
-class _Collector(cst.CSTVisitor):
-    """One walk: every node that names TensorFlow, and the imports."""
-
-    METADATA_DEPENDENCIES = METADATA
-
-    def __init__(self, analysis: Analysis) -> None:
-        super().__init__()
-        self.analysis = analysis
-
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-        if isinstance(node.names, cst.ImportStar) and node.module is not None:
-            module = self.analysis.dotted(node.module)
-            if module in ("tensorflow", "tensorflow.compat.v1"):
-                self.analysis.star_modules.append(module)
-        self.analysis.imports.append(node)
-
-    def visit_Import(self, node: cst.Import) -> None:
-        self.analysis.imports.append(node)
-
-    def _name(self, node: cst.Name | cst.Attribute) -> None:
-        symbol = self.analysis.symbol(node)
-        if symbol is not None:
-            self.analysis.references.append((node, symbol))
-
-    def visit_Name(self, node: cst.Name) -> None:
-        self._name(node)
-
-    def visit_Attribute(self, node: cst.Attribute) -> None:
-        self._name(node)
-
-    def visit_Call(self, node: cst.Call) -> None:
-        symbol = self.analysis.symbol(node.func)
-        if symbol is not None:
-            self.analysis.calls.append((node, symbol))
-
-
 class Analysis:
-    def __init__(self, wrapper: cst.MetadataWrapper) -> None:
-        self.module = wrapper.module
-        resolved = wrapper.resolve_many(METADATA)
-        self.qualified_names = resolved[QualifiedNameProvider]
-        self.scopes = resolved[ScopeProvider]
-        self.parents = resolved[ParentNodeProvider]
-        self.positions = resolved[PositionProvider]
-        self.star_modules: list[str] = []
+    def __init__(self, module: cst.Module) -> None:
+        self.module = module
+        self.names = Scopes(module)
+        self.parents = self.names.parents
+        self.star_modules = [m for m in self.names.star_modules if m in ("tensorflow", "tensorflow.compat.v1")]
         self.imports: list[cst.Import | cst.ImportFrom] = []
         self.references: list[tuple[cst.CSTNode, Symbol]] = []
         self.calls: list[tuple[cst.Call, Symbol]] = []
         self._symbols: dict[cst.CSTNode, Symbol | None] = {}
-        wrapper.visit(_Collector(self))
+        self._positions = None
+        for node in self.names.scopes:  # every node, in source order
+            if isinstance(node, (cst.Import, cst.ImportFrom)):
+                self.imports.append(node)
+            elif isinstance(node, (cst.Name, cst.Attribute)):
+                symbol = self.symbol(node)
+                if symbol is not None:
+                    self.references.append((node, symbol))
+            elif isinstance(node, cst.Call):
+                symbol = self.symbol(node.func)
+                if symbol is not None:
+                    self.calls.append((node, symbol))
         self.graph_mode_module = any(s.name in sym.GRAPH_MODE_SWITCHES for _, s in self.calls)
         self.units = [self._follow(call) for call, s in self.calls if s.name == sym.CONFIG]
 
     # -- names ---------------------------------------------------------------
 
-    def dotted(self, node: cst.BaseExpression) -> str:
-        if isinstance(node, cst.Name):
-            return node.value
-        if isinstance(node, cst.Attribute):
-            return f"{self.dotted(node.value)}.{node.attr.value}"
-        return ""
+    @staticmethod
+    def dotted(node: cst.BaseExpression) -> str:
+        return dotted(node)
 
-    def qnames(self, node: cst.CSTNode) -> set[str]:
-        value = self.qualified_names.get(node, ())
-        if callable(value):  # libcst resolves qualified names lazily
-            value = value()
-        return {q.name for q in value}
+    def qnames(self, node: cst.CSTNode) -> frozenset[str]:
+        return self.names.qualified_names(node)
+
+    def scope_of(self, node: cst.CSTNode):
+        return self.names.scope_of(node)
 
     def symbol(self, node: cst.CSTNode) -> Symbol | None:
         if node in self._symbols:
@@ -135,14 +97,20 @@ class Analysis:
         names = self.qnames(node)
         found = sym.symbol_for(names)
         if found is None and not names and isinstance(node, cst.Name) and self.star_modules:
-            scope = self.scopes.get(node)
-            if scope is not None and node.value not in scope:
+            if self.names.unbound(node):
                 found = sym.symbol_for({f"{self.star_modules[-1]}.{node.value}"})
         self._symbols[node] = found
         return found
 
     def position(self, node: cst.CSTNode):
-        return self.positions[node]
+        """Line and column (libcst's PositionProvider), computed on first use:
+        a file with nothing to report never pays for it."""
+        if self._positions is None:
+            from libcst.metadata import MetadataWrapper, PositionProvider
+
+            wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
+            self._positions = wrapper.resolve(PositionProvider)
+        return self._positions[node]
 
     # -- structure -------------------------------------------------------------
 
@@ -183,18 +151,16 @@ class Analysis:
         return ("other", parent)
 
     def single_assignment(self, owner: cst.CSTNode, name: str):
-        """The only binding of `name` in the scope of `owner`, or None."""
-        scope = self.scopes.get(owner)
-        if scope is None:
+        """The only binding of `name` in the scope of `owner` (an assignment or
+        a def, not an import or a parameter), or None."""
+        scope = self.scope_of(owner)
+        bindings = scope.bindings.get(name, []) if scope is not None else []
+        if len(bindings) != 1 or bindings[0].kind not in ("assign", "def"):
             return None
-        assignments = list(scope.assignments[name])
-        if len(assignments) != 1 or not isinstance(assignments[0], cst.metadata.Assignment):
-            return None
-        return assignments[0]
+        return bindings[0]
 
-    def references_of(self, assignment) -> list[cst.CSTNode]:
-        nodes = [access.node for access in assignment.references]
-        return sorted(nodes, key=lambda n: (self.position(n).start.line, self.position(n).start.column))
+    def references_of(self, binding) -> list[cst.CSTNode]:
+        return sorted(binding.references, key=self.names.order)
 
     def call_sites(self, function: cst.FunctionDef) -> list[cst.Call] | None:
         """Every call of a helper function, or None when it is used otherwise."""
@@ -220,7 +186,6 @@ class Analysis:
 
     def _follow(self, config: cst.Call) -> Unit:
         unit = Unit(config)
-        unit.constructors.append(config)
         if self.graph_mode_module:
             unit.stop(GRAPH, "the module runs in graph mode (disable_eager_execution)", config)
         self._construction_fields(unit, config, "")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from .findings import Finding
 from .prefilter import may_need_codemod
@@ -22,10 +21,10 @@ class CodemodError(Exception):
         super().__init__(f"{self.filename}:{line}:{column}: {message}")
 
 
-@dataclass
 class Result:
-    source: bytes
-    findings: list[Finding] = field(default_factory=list)
+    def __init__(self, source: bytes, findings: list[Finding] | None = None) -> None:
+        self.source = source
+        self.findings = findings or []
 
     def changed(self, original: bytes) -> bool:
         return self.source != original
@@ -67,7 +66,7 @@ def transform(
         raise CodemodError(filename, 1, 1, f"cannot decode: {error.reason}") from None
     except SyntaxError as error:  # raised by tokenize for a bad coding cookie
         raise CodemodError(filename, error.lineno or 1, 1, f"cannot decode: {error.msg}") from None
-    analysis = Analysis(cst.MetadataWrapper(module, unsafe_skip_copy=True))
+    analysis = Analysis(module)
     plan = Planner(analysis, target, unsafe_fixes, allow, rewrite).build()
     findings = sorted(plan.findings, key=lambda f: (f.start.line, f.start.column, f.code))
     if not rewrite or not plan.changes:

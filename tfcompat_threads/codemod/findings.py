@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from typing import NamedTuple
 
 from ..options import Applicability
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(NamedTuple):
     code: str
     name: str
     what: str
@@ -93,14 +92,12 @@ RULES: dict[str, Rule] = {
 }
 
 
-@dataclass(frozen=True)
-class Position:
+class Position(NamedTuple):
     line: int
     column: int
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(NamedTuple):
     code: str
     message: str
     start: Position
@@ -119,7 +116,8 @@ class Finding:
         return "warning" if self.applicability is Applicability.MANUAL else "error"
 
     def as_dict(self) -> dict:
-        data = asdict(self)
+        data = self._asdict()
+        data["start"], data["end"] = self.start._asdict(), self.end._asdict()
         data["applicability"] = str(self.applicability)
         data["severity"] = self.severity
         data["name"] = self.rule.name

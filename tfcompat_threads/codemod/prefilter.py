@@ -11,9 +11,11 @@ TRIGGERS = (
     b"enable_eager_execution",
     b"_parallelism_threads",
 )
-# ... and TensorFlow (or the Keras that wraps it) must be imported.
-IMPORTS = (b"tensorflow", b"keras")
+# ... and TensorFlow must be named: every rule needs a TensorFlow import to
+# resolve names against (a Keras-only file has nothing to fix). One substring
+# search over a file that has nothing for us: ~0.7 ms per MB here.
+IMPORT = b"tensorflow"
 
 
 def may_need_codemod(source: bytes) -> bool:
-    return any(token in source for token in IMPORTS) and any(token in source for token in TRIGGERS)
+    return IMPORT in source and any(token in source for token in TRIGGERS)

@@ -8,8 +8,6 @@ Everything else is left as it was, byte for byte.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import libcst as cst
 
 from .. import options as opts
@@ -45,14 +43,14 @@ _REMOVABLE_MODULES = {"keras.backend", "tensorflow.keras.backend", "keras.backen
 _Item = cst.BaseStatement | str  # a statement, or a comment line to keep
 
 
-@dataclass
 class Plan:
-    findings: list[Finding] = field(default_factory=list)
-    statements: dict[cst.SimpleStatementLine, list[_Item]] = field(default_factory=dict)
-    expressions: dict[cst.CSTNode, cst.BaseExpression] = field(default_factory=dict)
-    add_imports: set[tuple[str, str | None]] = field(default_factory=set)
-    moved_imports: set[str] = field(default_factory=set)
-    """Names whose `from tensorflow import <name>` moves to tensorflow.compat.v1."""
+    def __init__(self) -> None:
+        self.findings: list[Finding] = []
+        self.statements: dict[cst.SimpleStatementLine, list[_Item]] = {}
+        self.expressions: dict[cst.CSTNode, cst.BaseExpression] = {}
+        self.add_imports: set[tuple[str, str | None]] = set()
+        self.moved_imports: set[str] = set()
+        """Names whose `from tensorflow import <name>` moves to tensorflow.compat.v1."""
 
     @property
     def changes(self) -> bool:
@@ -285,12 +283,12 @@ class Planner:
 
     def _tf_alias(self, node: cst.CSTNode) -> str:
         first = node.body[0] if isinstance(node, cst.SimpleStatementLine) else node
-        scope = self.analysis.scopes.get(first)
+        scope = self.analysis.scope_of(first)
         for name, import_node in self._tf_bindings:
-            if scope is not None and name in scope and any(a.node is import_node for a in scope[name]):
+            if scope is not None and any(b.node is import_node for b in scope.visible(name)):
                 return name
         for name in ("tf", "tensorflow"):
-            if scope is None or name not in scope:
+            if scope is None or not scope.visible(name):
                 self._needed_imports.add(("tensorflow", None if name == "tensorflow" else name))
                 return name
         raise _CannotRewrite("no free name for TensorFlow in this scope")
@@ -607,15 +605,10 @@ def _removable(analysis: Analysis, node, edited: set) -> list[tuple[str, str | N
 
 
 def _references(analysis: Analysis, import_node, bound: str) -> list[cst.CSTNode]:
-    scope = analysis.scopes.get(import_node)
+    scope = analysis.scope_of(import_node)
     if scope is None:
         return []
-    return [
-        access.node
-        for assignment in scope.assignments[bound]
-        if assignment.node is import_node
-        for access in assignment.references
-    ]
+    return [name for b in scope.bindings.get(bound, []) if b.node is import_node for name in b.references]
 
 
 def _inside_any(analysis: Analysis, node: cst.CSTNode, edited: set) -> bool:

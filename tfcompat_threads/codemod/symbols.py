@@ -8,7 +8,7 @@ called `tf` or `requests.Session` does not.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 # Module prefixes, longest first: (prefix, is the TF2-valid compat.v1 API)
 _TF_PREFIXES = (("tensorflow.compat.v1.", True), ("tensorflow.", False))
@@ -105,8 +105,7 @@ _STARTING_CALLS = frozenset(
 _STARTING_PREFIXES = ("math.", "linalg.", "nn.", "data.", "image.")
 
 
-@dataclass(frozen=True)
-class Symbol:
+class Symbol(NamedTuple):
     name: str
     """Path below the TensorFlow package: `ConfigProto`, `train.Server`,
     `keras.backend.set_session` (every Keras spelling)."""
