@@ -199,6 +199,8 @@ def run(paths: Iterable[str], settings: Settings, jobs: int | None = None, rewri
     if len(work) > 1 and jobs > 1:
         from concurrent.futures import ProcessPoolExecutor
 
+        from .codemod import api, rewrite  # noqa: F401  imported once here, inherited by the forked workers
+
         with ProcessPoolExecutor(max_workers=min(jobs, len(work))) as pool:
             done = iter(pool.map(_process_path, work, chunksize=max(1, len(work) // (jobs * 4))))
             for item in items:

@@ -14,6 +14,7 @@ from typing import NamedTuple
 import libcst as cst
 
 from . import symbols as sym
+from .positions import Positions
 from .scopes import Scopes, dotted
 from .symbols import Symbol
 
@@ -66,13 +67,14 @@ class Analysis:
         self._symbols: dict[cst.CSTNode, Symbol | None] = {}
         self._positions = None
         for node in self.names.scopes:  # every node, in source order
-            if isinstance(node, (cst.Import, cst.ImportFrom)):
+            kind = type(node)  # not isinstance: libcst's node classes are ABCs, slow to test
+            if kind is cst.Import or kind is cst.ImportFrom:
                 self.imports.append(node)
-            elif isinstance(node, (cst.Name, cst.Attribute)):
+            elif kind is cst.Name or kind is cst.Attribute:
                 symbol = self.symbol(node)
                 if symbol is not None:
                     self.references.append((node, symbol))
-            elif isinstance(node, cst.Call):
+            elif kind is cst.Call:
                 symbol = self.symbol(node.func)
                 if symbol is not None:
                     self.calls.append((node, symbol))
@@ -103,14 +105,15 @@ class Analysis:
         return found
 
     def position(self, node: cst.CSTNode):
-        """Line and column (libcst's PositionProvider), computed on first use:
-        a file with nothing to report never pays for it."""
-        if self._positions is None:
-            from libcst.metadata import MetadataWrapper, PositionProvider
+        """Line and column, computed on first use: a file with nothing to
+        report never pays for it."""
+        return self.positions[node]
 
-            wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
-            self._positions = wrapper.resolve(PositionProvider)
-        return self._positions[node]
+    @property
+    def positions(self) -> Positions:
+        if self._positions is None:
+            self._positions = Positions(self.module)
+        return self._positions
 
     # -- structure -------------------------------------------------------------
 
@@ -352,7 +355,7 @@ class Analysis:
         self._own_statement(unit, statement)
         sites = self.call_sites(function)
         if not sites:
-            unit.stop(UNFOLLOWED, f"{function.name.value}() is used in a way the codemod does not follow", function)
+            unit.stop(UNFOLLOWED, f"{function.name.value}() is used in a way the codemod does not follow", function.name)
             return
         for site in sites:
             unit.helper_calls.append(site)

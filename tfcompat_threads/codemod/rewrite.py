@@ -248,16 +248,14 @@ class Planner:
         return option.native
 
     def _render(self, template: str, value: cst.BaseExpression, statement) -> list[cst.BaseStatement]:
+        """The template's statements with the TensorFlow name of this scope and
+        the original value node (its own formatting and comments kept)."""
         if not template:
             return []
-        value_code = self.code(value).strip()
-        if "({value})" not in template and not isinstance(
-            value, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float, cst.SimpleString)
-        ):
-            value_code = f"({value_code})"
-        text = template.format(tf=self._tf_alias(statement), value=value_code)
-        module = cst.parse_module(text + "\n", config=self.analysis.module.config_for_parsing)
-        return list(module.body)
+        if "({value})" not in template and not isinstance(value, _ATOMS) and not value.lpar:
+            value = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        parsed = _parsed_template(template, self._tf_alias(statement), self.analysis.module.config_for_parsing)
+        return [statement.visit(_PutValue(value)) for statement in parsed]
 
     # -- names of TensorFlow in scope ---------------------------------------------------
 
@@ -442,10 +440,16 @@ def _tf1_only_aliases(analysis: Analysis, node: cst.ImportFrom) -> list[cst.Impo
 
 
 class _Rewriter(cst.CSTTransformer):
-    def __init__(self, plan: Plan, module: cst.Module) -> None:
+    """Applies a plan; walks only into subtrees that hold an edit."""
+
+    def __init__(self, plan: Plan, module: cst.Module, dirty: set) -> None:
         super().__init__()
         self.plan = plan
         self.module = module
+        self.dirty = dirty
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        return node in self.dirty
 
     def leave_Name(self, original, updated):
         return self.plan.expressions.get(original, updated)
@@ -454,6 +458,8 @@ class _Rewriter(cst.CSTTransformer):
         return self.plan.expressions.get(original, updated)
 
     def leave_IndentedBlock(self, original, updated):
+        if original not in self.dirty:
+            return updated
         body, footer = self._body(original.body, updated.body, block=True)
         return updated.with_changes(body=body, footer=[*footer, *updated.footer])
 
@@ -487,6 +493,29 @@ def _with_leading(statement: cst.BaseStatement, lines: list[cst.EmptyLine]) -> c
     return statement.with_changes(leading_lines=[*lines, *statement.leading_lines])
 
 
+_ATOMS = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float, cst.SimpleString)
+_VALUE = "tfcompat_threads_value"
+_TEMPLATES: dict[tuple, list[cst.BaseStatement]] = {}
+
+
+def _parsed_template(template: str, tf: str, config) -> list[cst.BaseStatement]:
+    """Parsed once per template, TensorFlow name and file style (newline, indent)."""
+    key = (template, tf, config.default_newline, config.default_indent)
+    if key not in _TEMPLATES:
+        text = template.format(tf=tf, value=_VALUE) + "\n"
+        _TEMPLATES[key] = list(cst.parse_module(text, config=config).body)
+    return _TEMPLATES[key]
+
+
+class _PutValue(cst.CSTTransformer):
+    def __init__(self, value: cst.BaseExpression) -> None:
+        super().__init__()
+        self.value = value
+
+    def leave_Name(self, original, updated):
+        return self.value if original.value == _VALUE else updated
+
+
 _CARRIER_PARTS = (
     "keyword", "equal", "value", "whitespace_after_star", "whitespace_after_arg",
     "key", "whitespace_before_colon", "whitespace_after_colon",
@@ -515,38 +544,6 @@ def _comments(*nodes: cst.CSTNode) -> list[cst.Comment]:
     return collector.found
 
 
-class _ImportRenamer(cst.CSTTransformer):
-    """`from tensorflow import ConfigProto, keras` ->
-    `from tensorflow import keras` + `from tensorflow.compat.v1 import ConfigProto`."""
-
-    def __init__(self, names: set[str]) -> None:
-        super().__init__()
-        self.names = names
-
-    def leave_SimpleStatementLine(self, original, updated):
-        if len(updated.body) != 1 or not isinstance(updated.body[0], cst.ImportFrom):
-            return updated
-        node = updated.body[0]
-        if node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
-            return updated
-        if _dotted(node.module) != "tensorflow":
-            return updated
-        moved = [a for a in node.names if _dotted(a.name) in self.names]
-        if not moved:
-            return updated
-        kept = [a for a in node.names if a not in moved]
-        compat_module = cst.parse_expression("tensorflow.compat.v1")
-        if not kept:
-            return updated.with_changes(body=[node.with_changes(module=compat_module)])
-        moved[-1] = moved[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-        kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-        first = updated.with_changes(body=[node.with_changes(names=kept)])
-        second = cst.SimpleStatementLine(
-            [cst.ImportFrom(module=compat_module, names=moved)], trailing_whitespace=updated.trailing_whitespace
-        )
-        return cst.FlattenSentinel([first, second])
-
-
 def _dotted(node) -> str:
     if isinstance(node, cst.Name):
         return node.value
@@ -556,52 +553,129 @@ def _dotted(node) -> str:
 
 
 def apply(analysis: Analysis, plan: Plan) -> cst.Module:
-    # libcst.codemod brings libcst.matchers (~0.5 s): only a rewrite pays for it.
-    from libcst.codemod import CodemodContext
-    from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
-
+    """The module with the plan's edits; import statements edited exactly
+    (names the edits left unused go, TF1-only names move to
+    tensorflow.compat.v1, needed imports come after the module's imports),
+    decided from the codemod's own scope analysis rather than by libcst's
+    import visitors, which resolve every scope of the module again."""
     module = analysis.module
     if not plan.changes:
         return module
-    rewritten = module.visit(_Rewriter(plan, module))
-    context = CodemodContext()
-    for name, asname in sorted(plan.add_imports, key=str):
-        AddImportsVisitor.add_needed_import(context, name, asname=asname)
+    _plan_import_edits(analysis, plan)
+    targets = list(plan.statements) + list(plan.expressions)
+    rewritten = module.visit(_Rewriter(plan, module, _with_ancestors(analysis, targets)))
+    wanted = [imp for imp in sorted(plan.add_imports, key=str) if not _imported(rewritten, *imp)]
+    return _add_imports(rewritten, wanted) if wanted else rewritten
+
+
+def _with_ancestors(analysis: Analysis, nodes) -> set:
+    found: set = set()
+    for node in nodes:
+        while node is not None and node not in found:
+            found.add(node)
+            node = analysis.parents.get(node)
+    return found
+
+
+def _plan_import_edits(analysis: Analysis, plan: Plan) -> None:
     edited = set(plan.statements) | set(plan.expressions)
-    removable = [found for node in analysis.imports for found in _removable(analysis, node, edited)]
-    for found in removable:
-        RemoveImportsVisitor.remove_unused_import(context, *found)
-    if plan.add_imports:
-        rewritten = AddImportsVisitor(context).transform_module(rewritten)
-    if removable:  # each visitor resolves scopes anew: run it only with work to do
-        rewritten = RemoveImportsVisitor(context).transform_module(rewritten)
-    return rewritten.visit(_ImportRenamer(plan.moved_imports)) if plan.moved_imports else rewritten
+    for node in analysis.imports:
+        line = analysis.editable_statement(node)
+        if line is None or line in plan.statements or isinstance(node.names, cst.ImportStar):
+            continue
+        unused = {id(alias) for alias in _removable(analysis, node, edited)}
+        kept = [alias for alias in node.names if id(alias) not in unused]
+        moved = []
+        if isinstance(node, cst.ImportFrom) and not node.relative and _dotted(node.module) == "tensorflow":
+            moved = [a for a in kept if _dotted(a.name) in plan.moved_imports]
+            kept = [a for a in kept if a not in moved]
+        if len(kept) == len(node.names):
+            continue
+        statements = []
+        if kept:
+            statements.append(_import_line(line, node, kept))
+        if moved:
+            compat = cst.ImportFrom(module=cst.parse_expression("tensorflow.compat.v1"), names=moved)
+            statements.append(_import_line(line, compat, moved, keep_whitespace=not kept))
+        plan.statements[line] = statements
 
 
-def _removable(analysis: Analysis, node, edited: set) -> list[tuple[str, str | None, str | None]]:
-    """Imports of session-config names that the edits used: RemoveImportsVisitor
-    drops them when nothing else uses them. Imports unused before stay."""
+def _import_line(line: cst.SimpleStatementLine, node, names, keep_whitespace: bool = True):
+    names = [*names[:-1], names[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)]
+    if isinstance(node, cst.ImportFrom) and node.rpar is not None and len(names) == 1:
+        node = node.with_changes(lpar=None, rpar=None)
+    statement = line.with_changes(body=[node.with_changes(names=names)], leading_lines=())
+    return statement if keep_whitespace else statement.with_changes(trailing_whitespace=cst.TrailingWhitespace())
+
+
+def _removable(analysis: Analysis, node, edited: set) -> list[cst.ImportAlias]:
+    """Aliases of session-config imports that only the edits used: after
+    them nothing uses the name. Imports unused before stay."""
     found = []
     if isinstance(node, cst.ImportFrom):
-        if node.module is None or node.relative or isinstance(node.names, cst.ImportStar):
+        if node.module is None or node.relative:
             return []
         module = analysis.dotted(node.module)
-        for alias in node.names:
-            name = analysis.dotted(alias.name)
-            if name in _REMOVABLE_FROM.get(module, ()):
-                found.append((alias, module, name))
+        candidates = [a for a in node.names if analysis.dotted(a.name) in _REMOVABLE_FROM.get(module, ())]
     else:
-        for alias in node.names:
-            module = analysis.dotted(alias.name)
-            if module in _REMOVABLE_MODULES:
-                found.append((alias, module, None))
-    removable = []
-    for alias, module, name in found:
-        asname = alias.asname.name.value if alias.asname else None
-        bound = asname or (name if name is not None else module.split(".")[0])
-        if _used_in(analysis, node, bound, edited):
-            removable.append((module, name, asname))
-    return removable
+        candidates = [a for a in node.names if analysis.dotted(a.name) in _REMOVABLE_MODULES]
+    for alias in candidates:
+        if alias.asname is not None:
+            bound = alias.asname.name.value
+        elif isinstance(node, cst.ImportFrom):
+            bound = analysis.dotted(alias.name)
+        else:
+            bound = analysis.dotted(alias.name).split(".")[0]
+        references = _references(analysis, node, bound)
+        if references and not any(not _inside_any(analysis, n, edited) for n in references):
+            found.append(alias)
+    return found
+
+
+def _imported(module: cst.Module, name: str, asname: str | None) -> bool:
+    for statement in module.body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            for small in statement.body:
+                if isinstance(small, cst.Import) and any(
+                    _dotted(a.name) == name and (a.asname.name.value if a.asname else None) == asname
+                    for a in small.names
+                ):
+                    return True
+    return False
+
+
+def _add_imports(module: cst.Module, wanted: list[tuple[str, str | None]]) -> cst.Module:
+    """`import name [as asname]` after the imports at the top of the module."""
+    body = list(module.body)
+    start = 1 if body and _is_docstring(body[0]) else 0
+    end = start
+    while end < len(body) and _is_import_line(body[end]):
+        end += 1
+    new = [
+        cst.SimpleStatementLine(
+            [cst.Import([cst.ImportAlias(cst.parse_expression(name), cst.AsName(cst.Name(asname)) if asname else None)])]
+        )
+        for name, asname in wanted
+    ]
+    if end == start and end < len(body) and not body[end].leading_lines:
+        body[end] = body[end].with_changes(leading_lines=[cst.EmptyLine()])
+    body[end:end] = new
+    return module.with_changes(body=body)
+
+
+def _is_docstring(statement) -> bool:
+    return (
+        isinstance(statement, cst.SimpleStatementLine)
+        and len(statement.body) == 1
+        and isinstance(statement.body[0], cst.Expr)
+        and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )
+
+
+def _is_import_line(statement) -> bool:
+    return isinstance(statement, cst.SimpleStatementLine) and all(
+        isinstance(small, (cst.Import, cst.ImportFrom)) for small in statement.body
+    )
 
 
 def _references(analysis: Analysis, import_node, bound: str) -> list[cst.CSTNode]:
@@ -617,10 +691,6 @@ def _inside_any(analysis: Analysis, node: cst.CSTNode, edited: set) -> bool:
             return True
         node = analysis.parents.get(node)
     return False
-
-
-def _used_in(analysis: Analysis, import_node, bound: str, edited: set) -> bool:
-    return any(_inside_any(analysis, n, edited) for n in _references(analysis, import_node, bound))
 
 
 def binding_used_outside(analysis: Analysis, import_node, bound: str, edited: set) -> bool:
