@@ -242,8 +242,8 @@ def bench_upgrade(work: Path, repeat: int) -> dict:
         "target": 0.10,
         "files": 600,
         "rewritten": len(changed),
-        "rewritten_are_the_session_files": all("/train_" in f or f.startswith("pkg") and "train_" in f for f in changed),
-        "others_byte_identical": len(changed) == 60,
+        "rewritten_are_the_session_files": all(Path(f).name.startswith("train_") for f in changed),
+        "others_byte_identical": len(changed) == 60 and all(Path(f).name.startswith("train_") for f in changed),
         "what": "fix of a 600-file TF1 tree (60 with session config) vs tf_upgrade_v2 --intree on the same tree",
     }
 

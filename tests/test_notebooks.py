@@ -87,3 +87,26 @@ def test_broken_notebook_is_an_error(tmp_path):
     path.write_bytes(b'{"cells": [ tensorflow ConfigProto Session')
     result = cli("check", str(path))
     assert result.exit_code == 2 and "invalid JSON" in result.stderr
+
+
+def test_magics_in_blocks_and_with_continuation_lines(tmp_path):
+    source = [
+        "import sys\n",
+        "import tensorflow as tf\n",
+        "if 'google.colab' in sys.modules:\n",
+        "  %tensorflow_version 1.x\n",
+        "!t2t-trainer \\\n",
+        "  --data_dir=$DATA_DIR \\\n",
+        "  --model=$MODEL\n",
+        "config = tf.ConfigProto(intra_op_parallelism_threads=1)\n",
+        "sess = tf.InteractiveSession(config=config)",
+    ]
+    cell = {"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [], "source": source}
+    document = {"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    path = tmp_path / "colab.ipynb"
+    path.write_text(json.dumps(document, indent=1) + "\n")
+    assert cli("fix", str(path)).exit_code == 0
+    assert json.loads(path.read_text())["cells"][0]["source"] == [
+        *source[:7],
+        "tf.config.threading.set_intra_op_parallelism_threads(1)",
+    ]

@@ -11,8 +11,9 @@ from dataclasses import dataclass
 
 _MARKER = "# tfcompat-threads: cell {index}"
 _MARKER_RE = re.compile(r"^# tfcompat-threads: cell (\d+)$")
-_MAGIC = "# tfcompat-threads: magic {number}"
-_MAGIC_RE = re.compile(r"^(\s*)# tfcompat-threads: magic (\d+)$")
+# A statement, not a comment: a magic may be all there is in an indented block.
+_MAGIC = "pass  # tfcompat-threads: magic {number}"
+_MAGIC_RE = re.compile(r"^(\s*)pass  # tfcompat-threads: magic (\d+)$")
 # A line IPython runs, not Python: %line magic, !shell, `x = !cmd`, `obj?` help.
 _MAGIC_LINE_RE = re.compile(r"^\s*(%|!|\w[\w.]*\s*=\s*[!%])|^[^#'\"]*\?\s*$")
 
@@ -73,13 +74,22 @@ def to_module(notebook: Notebook) -> str:
     lines: list[str] = []
     for index in notebook.cells:
         lines.append(_MARKER.format(index=index))
-        for line in _source(notebook.document["cells"][index]).split("\n"):
-            if _MAGIC_LINE_RE.match(line):
-                indent = line[: len(line) - len(line.lstrip())]
-                lines.append(indent + _MAGIC.format(number=len(notebook.magics)))
-                notebook.magics.append(line)
-            else:
+        cell_lines = _source(notebook.document["cells"][index]).split("\n")
+        number = 0
+        while number < len(cell_lines):
+            line = cell_lines[number]
+            number += 1
+            if not _MAGIC_LINE_RE.match(line):
                 lines.append(line)
+                continue
+            magic = [line]
+            while magic[-1].rstrip().endswith("\\") and number < len(cell_lines):  # `!cmd \` goes on
+                magic.append(cell_lines[number])
+                number += 1
+            indent = line[: len(line) - len(line.lstrip())]
+            lines.append(indent + _MAGIC.format(number=len(notebook.magics)))
+            lines += [""] * (len(magic) - 1)  # keep the cell's line numbers
+            notebook.magics.append("\n".join(magic))
     return "\n".join(lines) + "\n"
 
 
@@ -97,14 +107,22 @@ def from_module(notebook: Notebook, module: str) -> bytes:
     """The notebook with the cells the module changed; other bytes as they were."""
     sources: dict[int, list[str]] = {}
     current = None
+    skip = 0  # the blank lines that stood in for a magic's continuation lines
     for line in module.removesuffix("\n").split("\n"):
         match = _MARKER_RE.match(line)
         if match:
             current = int(match.group(1))
             sources[current] = []
+        elif skip and line == "":
+            skip -= 1
         elif current is not None:
             magic = _MAGIC_RE.match(line)
-            sources[current].append(notebook.magics[int(magic.group(2))] if magic else line)
+            if magic:
+                text = notebook.magics[int(magic.group(2))]
+                skip = text.count("\n")
+                sources[current].append(text)
+            else:
+                sources[current].append(line)
     if sorted(sources) != sorted(notebook.cells):
         raise NotebookError("internal error: the cell markers did not survive the rewrite")
     changed = False
