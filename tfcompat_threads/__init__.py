@@ -35,15 +35,24 @@ __all__ = [
     *_LAZY,
 ]
 
-def __getattr__(name: str):
-    module_name = _LAZY.get(name)
-    if module_name is None:
-        raise AttributeError(f"module 'tfcompat_threads' has no attribute {name!r}")
-    from importlib import import_module
+def _lazy_names(package: str, table: dict[str, str], namespace: dict):
+    """A module `__getattr__` that imports `table[name]` (a submodule of
+    `package`) on first use of `name`, and keeps the value."""
 
-    value = getattr(import_module(f".{module_name}", __name__), name)
-    globals()[name] = value
-    return value
+    def __getattr__(name: str):
+        module_name = table.get(name)
+        if module_name is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        from importlib import import_module
+
+        value = getattr(import_module(f".{module_name}", package), name)
+        namespace[name] = value
+        return value
+
+    return __getattr__
+
+
+__getattr__ = _lazy_names(__name__, _LAZY, globals())
 
 
 def __dir__() -> list[str]:

@@ -15,6 +15,8 @@ costs no import of libcst or of the rules.
 
 from __future__ import annotations
 
+from .. import _lazy_names
+
 _LAZY = {
     "transform": "api",
     "Result": "api",
@@ -29,12 +31,4 @@ _LAZY = {
 __all__ = sorted(_LAZY)
 
 
-def __getattr__(name: str):
-    module_name = _LAZY.get(name)
-    if module_name is None:
-        raise AttributeError(f"module 'tfcompat_threads.codemod' has no attribute {name!r}")
-    from importlib import import_module
-
-    value = getattr(import_module(f".{module_name}", __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = _lazy_names(__name__, _LAZY, globals())

@@ -312,16 +312,20 @@ class Analysis:
             unit.field_sets.append(FieldSet(statement, assign, [(prefix + ".".join(path), assign.value, None)]))
         return True
 
+    def _variable_references(self, unit: Unit, name: cst.Name, assign) -> list[cst.CSTNode]:
+        """Where a variable assigned here is read; none (and the unit is not
+        followed) when it is assigned more than once in its scope."""
+        binding = self.single_assignment(assign, name.value)
+        if binding is None:
+            unit.stop(UNFOLLOWED, f"`{name.value}` is assigned more than once", name)
+            return []
+        self._own_statement(unit, assign)  # when it fails, follow on: its sinks still matter
+        return self.references_of(binding)
+
     def _follow_config_value(self, unit: Unit, value: cst.CSTNode) -> None:
         kind, *rest = self.destination(value)
         if kind == "assign":
-            name, assign = rest
-            binding = self.single_assignment(assign, name.value)
-            if binding is None:
-                unit.stop(UNFOLLOWED, f"`{name.value}` is assigned more than once", name)
-                return
-            self._own_statement(unit, assign)  # when it fails, follow on: its sinks still matter
-            for reference in self.references_of(binding):
+            for reference in self._variable_references(unit, *rest):
                 if not self._field_assignment(unit, reference):
                     self._follow_config_value(unit, reference)
         elif kind == "arg":
@@ -379,13 +383,7 @@ class Analysis:
         elif kind == "discard":
             self._own_statement(unit, rest[0])
         elif kind == "assign":
-            name, assign = rest
-            binding = self.single_assignment(assign, name.value)
-            if binding is None:
-                unit.stop(UNFOLLOWED, f"`{name.value}` is assigned more than once", name)
-                return
-            self._own_statement(unit, assign)
-            for reference in self.references_of(binding):
+            for reference in self._variable_references(unit, *rest):
                 self._follow_session_value(unit, reference)
         elif kind == "return":
             function, statement = rest
