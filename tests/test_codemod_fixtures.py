@@ -76,3 +76,17 @@ def test_bytes_libcst_does_not_round_trip_survive_a_fix():
     result = transform(source, "native")
     assert result.source.endswith(b"except OSError :\n    pass\n")
     assert b"set_intra_op_parallelism_threads(2)" in result.source
+
+
+def test_no_free_name_for_tensorflow_is_an_error_not_a_guess():
+    from tfcompat_threads.codemod import CodemodError
+
+    source = (
+        b"from tensorflow import ConfigProto, Session\n"
+        b"tf = tensorflow = None\n"
+        b"config = ConfigProto(intra_op_parallelism_threads=2)\n"
+        b"sess = Session(config=config)\n"
+    )
+    with pytest.raises(CodemodError, match="no free name for TensorFlow"):
+        transform(source, "native")
+    assert b"tfcompat_threads.Session(config=config)" in transform(source, "shim").source

@@ -29,6 +29,7 @@ def test_explain_reports_each_pool_and_its_source():
     data = json.loads(proc.stdout)
     cpus = len(os.sched_getaffinity(0))
     assert data["mode"] == "tf2-eager" and data["tensorflow"].startswith("2.")
+    assert data["keras"] == ("3" if tuple(map(int, data["tensorflow"].split(".")[:2])) >= (2, 16) else "2")
     assert data["cpus"] == cpus
     assert data["intra_op"] == {"configured": 0, "env": 3, "effective": 3, "source": "env"}
     assert data["inter_op"] == {"configured": 0, "env": None, "effective": cpus, "source": "default"}

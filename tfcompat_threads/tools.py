@@ -40,6 +40,7 @@ def explain() -> dict:
     env.update({name: value for name, value in sorted(os.environ.items()) if name.startswith("KMP_")})
     data = {
         "tensorflow": state.tensorflow,
+        "keras": _keras(state.tensorflow),
         "mode": state.mode,
         "cpus": state.cpus,
         "intra_op": _pool_dict(state.intra_op),
@@ -48,6 +49,17 @@ def explain() -> dict:
     }
     data["notes"] = notes(data)
     return data
+
+
+def _keras(tensorflow: str | None) -> str | None:
+    """The Keras `tf.keras` is: 3 from TF 2.16 (no set_session), unless
+    TF_USE_LEGACY_KERAS=1 brings back Keras 2 (tf-keras)."""
+    if tensorflow is None:
+        return None
+    from .versions import keras3_default, parse_version
+
+    legacy = os.environ.get("TF_USE_LEGACY_KERAS", "").lower() in ("1", "true")
+    return "3" if keras3_default(parse_version(tensorflow)) and not legacy else "2"
 
 
 def _pool_dict(pool) -> dict:
@@ -87,8 +99,9 @@ def notes(data: dict) -> dict[str, str]:
 
 
 def format_explain(data: dict) -> str:
+    keras = {"3": "Keras 3 (no set_session)", "2": "Keras 2", None: "no Keras"}[data["keras"]]
     lines = [
-        f"TensorFlow {data['tensorflow'] or 'not installed'}, starts in {data['mode']} mode; "
+        f"TensorFlow {data['tensorflow'] or 'not installed'} with {keras}, starts in {data['mode']} mode; "
         f"{data['cpus']} schedulable CPUs",
     ]
     for key, title in (("intra_op", "intra-op pool"), ("inter_op", "inter-op pool")):

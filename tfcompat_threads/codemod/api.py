@@ -56,7 +56,7 @@ def transform(
     import libcst as cst
 
     from .analysis import Analysis
-    from .rewrite import Planner, apply
+    from .rewrite import CannotRewrite, Planner, apply
 
     try:
         module = cst.parse_module(source)
@@ -67,7 +67,10 @@ def transform(
     except SyntaxError as error:  # raised by tokenize for a bad coding cookie
         raise CodemodError(filename, error.lineno or 1, 1, f"cannot decode: {error.msg}") from None
     analysis = Analysis(module)
-    plan = Planner(analysis, target, unsafe_fixes, allow, rewrite).build()
+    try:
+        plan = Planner(analysis, target, unsafe_fixes, allow, rewrite).build()
+    except CannotRewrite as error:
+        raise CodemodError(filename, 1, 1, f"{error}; not rewritten") from None
     findings = sorted(plan.findings, key=lambda f: (f.start.line, f.start.column, f.code))
     if not rewrite or not plan.changes:
         return Result(source, findings)

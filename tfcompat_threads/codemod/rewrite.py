@@ -64,6 +64,7 @@ class Planner:
         self.unsafe_fixes = unsafe_fixes
         self.rewrite = rewrite
         """False: findings only; no TF2 code is rendered (check mode)."""
+        self._renders = rewrite and target == "native"
         self.allow = allow or (lambda code, line: True)
         """allow(code, line): False for findings that --select/--ignore or a
         noqa comment turn off; they are neither reported nor fixed."""
@@ -205,7 +206,7 @@ class Planner:
                     template = self._template(option, value)
                     if template is option.native and option.applicability is Applicability.UNSAFE:
                         applicability = Applicability.UNSAFE
-                    rendered = self._render(template, value, statement) if self.rewrite else []
+                    rendered = self._render(template, value, statement) if self._renders else []
                     if not rendered:
                         continue
                     if len(inline) == 1 and isinstance(rendered[-1], cst.SimpleStatementLine):
@@ -289,7 +290,7 @@ class Planner:
             if scope is None or not scope.visible(name):
                 self._needed_imports.add(("tensorflow", None if name == "tensorflow" else name))
                 return name
-        raise _CannotRewrite("no free name for TensorFlow in this scope")
+        raise CannotRewrite("no free name for TensorFlow here: `tf` and `tensorflow` are both taken")
 
     # -- lint-only findings ---------------------------------------------------------------
 
@@ -421,8 +422,8 @@ class Planner:
         return False
 
 
-class _CannotRewrite(Exception):
-    pass
+class CannotRewrite(Exception):
+    """The fix needs a name for TensorFlow and every candidate is taken."""
 
 
 _UNKNOWN = opts.Option("?", "manual", None, "-", Applicability.MANUAL, opts.Timing.GRAPH_ONLY, "not a known field")
