@@ -17,7 +17,6 @@ import argparse
 import json
 import os
 import random
-import resource
 import shutil
 import statistics
 import subprocess

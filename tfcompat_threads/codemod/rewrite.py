@@ -13,7 +13,7 @@ import libcst as cst
 from .. import options as opts
 from ..options import Applicability
 from . import symbols as sym
-from .analysis import CONFIG_ONLY, GRAPH, UNFOLLOWED, Analysis, FieldSet, Unit
+from .analysis import CONFIG_ONLY, UNFOLLOWED, Analysis, FieldSet, Unit
 from .findings import Finding, Position
 
 SHIM_MODULE = "tfcompat_threads"
