@@ -335,3 +335,18 @@ def test_parallel_results_come_in_path_order(tmp_path):
     assert parallel == serial
     names = [line.split(":")[0] for line in parallel.splitlines()]
     assert names == sorted(names) and len(names) == 6
+
+
+def test_settings_parser_for_pythons_without_tomllib(tmp_path):
+    """Python 3.10 has no tomllib: the section is read by a small parser."""
+    from tfcompat_threads.settings import _parse_section
+
+    text = (
+        '[project]\nname = "x"\n\n[tool.tfcompat-threads]\ntarget = "shim"  # comment\n'
+        'extend-exclude = [\n  "a",\n  "b/c",\n]\nunsafe-fixes = true\n\n[tool.other]\ntarget = "no"\n'
+    )
+    assert _parse_section(text, tmp_path / "pyproject.toml") == {
+        "target": "shim",
+        "extend-exclude": ["a", "b/c"],
+        "unsafe-fixes": True,
+    }
