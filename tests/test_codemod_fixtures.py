@@ -90,3 +90,23 @@ def test_no_free_name_for_tensorflow_is_an_error_not_a_guess():
     with pytest.raises(CodemodError, match="no free name for TensorFlow"):
         transform(source, "native")
     assert b"tfcompat_threads.Session(config=config)" in transform(source, "shim").source
+
+
+def test_a_comment_beside_a_field_with_nothing_to_write_is_kept():
+    source = (
+        b"import tensorflow as tf\n"
+        b"config = tf.ConfigProto(\n"
+        b"    device_count={\n"
+        b"        'CPU': 1,  # one CPU device: the default\n"
+        b"        'GPU': 0,\n"
+        b"    },\n"
+        b"    intra_op_parallelism_threads=2,\n"
+        b")\n"
+        b"tf.keras.backend.set_session(tf.Session(config=config))\n"
+    )
+    assert transform(source, "native").source == (
+        b"import tensorflow as tf\n"
+        b"# one CPU device: the default\n"
+        b"tf.config.set_visible_devices([], 'GPU')\n"
+        b"tf.config.threading.set_intra_op_parallelism_threads(2)\n"
+    )

@@ -14,9 +14,8 @@ from tests.tfproc import assert_pools, run
 CLI = [sys.executable, "-m", "tfcompat_threads"]
 
 
-def cli_json(*args, env=None):
-    proc = subprocess.run([*CLI, *args, "--json"] if "--" not in args else [*CLI, *args],
-                          capture_output=True, text=True, env={**os.environ, **(env or {})}, timeout=600)
+def cli_json(*args):
+    proc = subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
 
@@ -42,7 +41,7 @@ def test_explain_reports_each_pool_and_its_source():
 @pytest.mark.tf
 @pytest.mark.parametrize(("intra", "inter"), [(3, 2), (1, 1), (0, 0)])
 def test_probe_counts_what_an_independent_workload_counts(intra, inter):
-    data = cli_json("probe", "--intra", str(intra), "--inter", str(inter))
+    data = cli_json("probe", "--intra", str(intra), "--inter", str(inter), "--json")
     assert data["requested"] == {"intra_op": intra, "inter_op": inter}
     # the same sizes, applied the same way, counted by the tests' own code
     independent = run(

@@ -99,6 +99,8 @@ def _run(mode, paths, target, unsafe_fixes, select, ignore, output_format, jobs,
     paths = paths or (".",)
     settings = _settings(paths, stdin_filename, target, unsafe_fixes, select, ignore)
     errors: list[str] = []
+    code_to_stdout = mode == "fix" and paths == ("-",)  # `fix -`: standard output is the file
+    data_to_stdout = code_to_stdout or mode == "diff"  # then findings and the summary go to stderr
     if "-" in paths:
         if len(paths) > 1:
             raise click.UsageError("`-` (standard input) cannot be mixed with other paths")
@@ -120,15 +122,14 @@ def _run(mode, paths, target, unsafe_fixes, select, ignore, output_format, jobs,
         shown = [d for d in result.diagnostics if not (mode == "fix" and d.fixed)]
         with_findings += bool(shown)
         diagnostics += shown
+        if code_to_stdout:
+            sys.stdout.buffer.write(result.fixed_source)
         if not result.changed:
-            if mode == "fix" and paths == ("-",):
-                sys.stdout.buffer.write(result.source)
             continue
         changed += 1
         if mode == "diff":
             click.echo(_unified_diff(result), nl=False)
-        elif mode == "fix" and paths == ("-",):
-            sys.stdout.buffer.write(result.fixed_source)
+        elif code_to_stdout:
             fixed += 1
         elif mode == "fix":
             try:
@@ -136,10 +137,9 @@ def _run(mode, paths, target, unsafe_fixes, select, ignore, output_format, jobs,
                 fixed += 1
             except FileError as error:
                 errors.append(str(error))
-    stream_to_stderr = mode == "diff" or (mode == "fix" and paths == ("-",)) or output_format != "text"
     rendered = output.render(output_format, diagnostics, show_fixable=mode != "fix")
     if rendered and not (mode == "diff" and output_format == "text"):
-        click.echo(rendered, nl=False, err=mode == "diff" or (mode == "fix" and paths == ("-",)))
+        click.echo(rendered, nl=False, err=data_to_stdout)
     for error in errors:
         click.echo(f"error: {error}", err=True)
     if not quiet:
@@ -151,7 +151,7 @@ def _run(mode, paths, target, unsafe_fixes, select, ignore, output_format, jobs,
             + f"), {fixed if mode == 'fix' else changed} {'fixed' if mode == 'fix' else 'would change'}, "
             f"{len(errors)} errors, {seconds:.2f} s"
         )
-        click.echo(summary, err=stream_to_stderr)
+        click.echo(summary, err=data_to_stdout or output_format != "text")
     if errors:
         return EXIT_ERROR
     if exit_zero:

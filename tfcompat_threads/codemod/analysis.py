@@ -15,7 +15,7 @@ import libcst as cst
 
 from . import symbols as sym
 from .positions import Positions
-from .scopes import Scopes, dotted
+from .scopes import Scopes
 from .symbols import Symbol
 
 CONFIG_ONLY = "config-only"  # every session only carries the config: TF2 calls replace it
@@ -82,10 +82,6 @@ class Analysis:
         self.units = [self._follow(call) for call, s in self.calls if s.name == sym.CONFIG]
 
     # -- names ---------------------------------------------------------------
-
-    @staticmethod
-    def dotted(node: cst.BaseExpression) -> str:
-        return dotted(node)
 
     def qnames(self, node: cst.CSTNode) -> frozenset[str]:
         return self.names.qualified_names(node)

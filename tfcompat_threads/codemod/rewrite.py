@@ -15,6 +15,7 @@ from ..options import Applicability
 from . import symbols as sym
 from .analysis import CONFIG_ONLY, UNFOLLOWED, Analysis, FieldSet, Unit
 from .findings import Finding, Position
+from .scopes import dotted
 
 SHIM_MODULE = "tfcompat_threads"
 SHIM_NAMES = {
@@ -62,9 +63,8 @@ class Planner:
         self.analysis = analysis
         self.target = target
         self.unsafe_fixes = unsafe_fixes
-        self.rewrite = rewrite
-        """False: findings only; no TF2 code is rendered (check mode)."""
         self._renders = rewrite and target == "native"
+        """Render the TF2 calls (not for check mode, nor for the shim target)."""
         self.allow = allow or (lambda code, line: True)
         """allow(code, line): False for findings that --select/--ignore or a
         noqa comment turn off; they are neither reported nor fixed."""
@@ -106,10 +106,10 @@ class Planner:
             if unit.status == CONFIG_ONLY:
                 if self._config_only(unit):
                     unit_calls.update(unit.constructors + unit.sessions + unit.set_session_calls)
-            elif unit.status == UNFOLLOWED and any(a.star == "**" for a in unit.config.args):
-                unfollowed_calls.update(unit.set_session_calls)  # TFT102 says it
             elif unit.status == UNFOLLOWED:
                 unfollowed_calls.update(unit.set_session_calls)
+                if any(a.star == "**" for a in unit.config.args):
+                    continue  # TFT102 says it
                 self.report(
                     "TFT106",
                     unit.reason_node or unit.config,
@@ -130,8 +130,7 @@ class Planner:
         kind = self.analysis.symbol(first_session.func).name
         items, applicability, dropped = self._native_items(unit)
         fixed = self.target == "shim" or applicability is Applicability.SAFE or self.unsafe_fixes
-        for field_set, path, value in dropped:
-            shown = f"{path} = {self.code(value)}" if value is not None else path
+        for field_set, path, shown in dropped:
             self.report(
                 "TFT101",
                 field_set.node,
@@ -198,18 +197,16 @@ class Planner:
                     option = opts.lookup(path)
                     if option is None or not option.mappable or value is None:
                         out += [c.value for c in inline]
-                        dropped.append((thing, path, value))
-                        applicability = Applicability.UNSAFE
                         shown = f"{path} = {self.code(value)}" if value is not None else path
+                        dropped.append((thing, path, shown))
+                        applicability = Applicability.UNSAFE
                         out.append(f"# tfcompat-threads TFT101: {' '.join(shown.split())} has no TF2 equivalent")
                         continue
                     template = self._template(option, value)
                     if template is option.native and option.applicability is Applicability.UNSAFE:
                         applicability = Applicability.UNSAFE
                     rendered = self._render(template, value, statement) if self._renders else []
-                    if not rendered:
-                        continue
-                    if len(inline) == 1 and isinstance(rendered[-1], cst.SimpleStatementLine):
+                    if len(inline) == 1 and rendered and isinstance(rendered[-1], cst.SimpleStatementLine):
                         rendered[-1] = rendered[-1].with_changes(
                             trailing_whitespace=cst.TrailingWhitespace(cst.SimpleWhitespace("  "), inline[0])
                         )
@@ -256,7 +253,7 @@ class Planner:
         if "({value})" not in template and not isinstance(value, _ATOMS) and not value.lpar:
             value = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
         parsed = _parsed_template(template, self._tf_alias(statement), self.analysis.module.config_for_parsing)
-        return [statement.visit(_PutValue(value)) for statement in parsed]
+        return [line.visit(_PutValue(value)) for line in parsed]
 
     # -- names of TensorFlow in scope ---------------------------------------------------
 
@@ -267,16 +264,16 @@ class Planner:
         for node in self.analysis.imports:
             if isinstance(node, cst.Import):
                 for alias in node.names:
-                    dotted = self.analysis.dotted(alias.name)
-                    bound = alias.asname.name.value if alias.asname else dotted.split(".")[0]
-                    if dotted == "tensorflow" or (dotted.startswith("tensorflow.") and not alias.asname):
+                    name = dotted(alias.name)
+                    bound = alias.asname.name.value if alias.asname else name.split(".")[0]
+                    if name == "tensorflow" or (name.startswith("tensorflow.") and not alias.asname):
                         plain.append((bound, node))
-                    elif dotted == "tensorflow.compat.v1":
+                    elif name == "tensorflow.compat.v1":
                         compat.append((bound, node))
             elif not isinstance(node.names, cst.ImportStar) and node.module is not None:
-                module = self.analysis.dotted(node.module)
+                module = dotted(node.module)
                 for alias in node.names:
-                    if module == "tensorflow.compat" and self.analysis.dotted(alias.name) == "v1":
+                    if module == "tensorflow.compat" and dotted(alias.name) == "v1":
                         compat.append((alias.asname.name.value if alias.asname else "v1", node))
         return plain + compat
 
@@ -374,7 +371,7 @@ class Planner:
         for node, symbol in self.analysis.references:
             if symbol.name not in sym.TF1_ONLY or symbol.compat or not symbol.of_tensorflow:
                 continue
-            if node in self.plan.expressions or self._inside(node, replaced):
+            if node in self.plan.expressions or _inside_any(self.analysis, node, replaced):
                 continue
             parent = self.analysis.parents.get(node)
             if isinstance(parent, cst.Attribute) and parent.value is node:
@@ -401,10 +398,10 @@ class Planner:
             if not isinstance(node, cst.ImportFrom):
                 continue
             for alias in _tf1_only_aliases(self.analysis, node):
-                bound = alias.asname.name.value if alias.asname else self.analysis.dotted(alias.name)
+                bound = alias.asname.name.value if alias.asname else dotted(alias.name)
                 if not binding_used_outside(self.analysis, node, bound, edited):
                     continue  # every use is rewritten: the import goes
-                name = self.analysis.dotted(alias.name)
+                name = dotted(alias.name)
                 if self.report(
                     "TFT002",
                     alias,
@@ -413,14 +410,6 @@ class Planner:
                     True,
                 ):
                     self.plan.moved_imports.add(name)
-
-    def _inside(self, node: cst.CSTNode, statements: set) -> bool:
-        while node in self.analysis.parents:
-            node = self.analysis.parents[node]
-            if node in statements:
-                return True
-        return False
-
 
 class CannotRewrite(Exception):
     """The fix needs a name for TensorFlow and every candidate is taken."""
@@ -432,9 +421,9 @@ _UNKNOWN = opts.Option("?", "manual", None, "-", Applicability.MANUAL, opts.Timi
 def _tf1_only_aliases(analysis: Analysis, node: cst.ImportFrom) -> list[cst.ImportAlias]:
     if node.module is None or node.relative or isinstance(node.names, cst.ImportStar):
         return []
-    if analysis.dotted(node.module) != "tensorflow":
+    if dotted(node.module) != "tensorflow":
         return []
-    return [a for a in node.names if analysis.dotted(a.name) in sym.TF1_ONLY]
+    return [a for a in node.names if dotted(a.name) in sym.TF1_ONLY]
 
 
 # -- applying a plan ------------------------------------------------------------------------
@@ -443,10 +432,9 @@ def _tf1_only_aliases(analysis: Analysis, node: cst.ImportFrom) -> list[cst.Impo
 class _Rewriter(cst.CSTTransformer):
     """Applies a plan; walks only into subtrees that hold an edit."""
 
-    def __init__(self, plan: Plan, module: cst.Module, dirty: set) -> None:
+    def __init__(self, plan: Plan, dirty: set) -> None:
         super().__init__()
         self.plan = plan
-        self.module = module
         self.dirty = dirty
 
     def on_visit(self, node: cst.CSTNode) -> bool:
@@ -545,14 +533,6 @@ def _comments(*nodes: cst.CSTNode) -> list[cst.Comment]:
     return collector.found
 
 
-def _dotted(node) -> str:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        return f"{_dotted(node.value)}.{node.attr.value}"
-    return ""
-
-
 def apply(analysis: Analysis, plan: Plan) -> cst.Module:
     """The module with the plan's edits; import statements edited exactly
     (names the edits left unused go, TF1-only names move to
@@ -564,7 +544,7 @@ def apply(analysis: Analysis, plan: Plan) -> cst.Module:
         return module
     _plan_import_edits(analysis, plan)
     targets = list(plan.statements) + list(plan.expressions)
-    rewritten = module.visit(_Rewriter(plan, module, _with_ancestors(analysis, targets)))
+    rewritten = module.visit(_Rewriter(plan, _with_ancestors(analysis, targets)))
     wanted = [imp for imp in sorted(plan.add_imports, key=str) if not _imported(rewritten, *imp)]
     return _add_imports(rewritten, wanted) if wanted else rewritten
 
@@ -587,8 +567,8 @@ def _plan_import_edits(analysis: Analysis, plan: Plan) -> None:
         unused = {id(alias) for alias in _removable(analysis, node, edited)}
         kept = [alias for alias in node.names if id(alias) not in unused]
         moved = []
-        if isinstance(node, cst.ImportFrom) and not node.relative and _dotted(node.module) == "tensorflow":
-            moved = [a for a in kept if _dotted(a.name) in plan.moved_imports]
+        if isinstance(node, cst.ImportFrom) and not node.relative and dotted(node.module) == "tensorflow":
+            moved = [a for a in kept if dotted(a.name) in plan.moved_imports]
             kept = [a for a in kept if a not in moved]
         if len(kept) == len(node.names):
             continue
@@ -616,17 +596,17 @@ def _removable(analysis: Analysis, node, edited: set) -> list[cst.ImportAlias]:
     if isinstance(node, cst.ImportFrom):
         if node.module is None or node.relative:
             return []
-        module = analysis.dotted(node.module)
-        candidates = [a for a in node.names if analysis.dotted(a.name) in _REMOVABLE_FROM.get(module, ())]
+        module = dotted(node.module)
+        candidates = [a for a in node.names if dotted(a.name) in _REMOVABLE_FROM.get(module, ())]
     else:
-        candidates = [a for a in node.names if analysis.dotted(a.name) in _REMOVABLE_MODULES]
+        candidates = [a for a in node.names if dotted(a.name) in _REMOVABLE_MODULES]
     for alias in candidates:
         if alias.asname is not None:
             bound = alias.asname.name.value
         elif isinstance(node, cst.ImportFrom):
-            bound = analysis.dotted(alias.name)
+            bound = dotted(alias.name)
         else:
-            bound = analysis.dotted(alias.name).split(".")[0]
+            bound = dotted(alias.name).split(".")[0]
         references = _references(analysis, node, bound)
         if references and not any(not _inside_any(analysis, n, edited) for n in references):
             found.append(alias)
@@ -638,7 +618,7 @@ def _imported(module: cst.Module, name: str, asname: str | None) -> bool:
         if isinstance(statement, cst.SimpleStatementLine):
             for small in statement.body:
                 if isinstance(small, cst.Import) and any(
-                    _dotted(a.name) == name and (a.asname.name.value if a.asname else None) == asname
+                    dotted(a.name) == name and (a.asname.name.value if a.asname else None) == asname
                     for a in small.names
                 ):
                     return True
