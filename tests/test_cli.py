@@ -339,7 +339,7 @@ def test_parallel_results_come_in_path_order(tmp_path):
 
 def test_settings_parser_for_pythons_without_tomllib(tmp_path):
     """Python 3.10 has no tomllib: the section is read by a small parser."""
-    from tfcompat_threads.settings import _parse_section
+    from tfcompat_threads.lint.settings import _parse_section
 
     text = (
         '[project]\nname = "x"\n\n[tool.tfcompat-threads]\ntarget = "shim"  # comment\n'

@@ -93,14 +93,14 @@ def point(median, low, high):
     ],
 )
 def test_tune_verdict_needs_ranges_that_do_not_overlap(best, default, beats, words):
-    from tfcompat_threads.tools import _verdict
+    from tfcompat_threads.measure.tune import _verdict
 
     verdict = _verdict(best, default)
     assert verdict["beats_default"] is beats and words in verdict["verdict"]
 
 
 def test_tune_verdict_when_the_default_is_fastest():
-    from tfcompat_threads.tools import _verdict
+    from tfcompat_threads.measure.tune import _verdict
 
     default = point(1.0, 0.9, 1.1)
     assert _verdict(default, default)["verdict"].startswith("TensorFlow's default is the fastest")

@@ -6,7 +6,8 @@ import sys
 import pytest
 from packaging.version import Version
 
-from tfcompat_threads import runtime, versions
+from tfcompat_threads import versions
+from tfcompat_threads.shim import configure as runtime
 
 
 @pytest.mark.parametrize(

@@ -14,15 +14,15 @@ from .errors import ThreadConfigError, ThreadConfigWarning, UnmappedOptionWarnin
 __version__ = "0.1.0"
 
 _LAZY = {
-    "configure": "runtime",
-    "effective": "runtime",
-    "Report": "runtime",
-    "ConfigProto": "sessions",
-    "GPUOptions": "sessions",
-    "Session": "sessions",
-    "InteractiveSession": "sessions",
-    "ConfigOnlySession": "sessions",
-    "set_session": "sessions",
+    "configure": "shim.configure",
+    "effective": "shim.configure",
+    "Report": "shim.configure",
+    "ConfigProto": "shim.sessions",
+    "GPUOptions": "shim.sessions",
+    "Session": "shim.sessions",
+    "InteractiveSession": "shim.sessions",
+    "ConfigOnlySession": "shim.sessions",
+    "set_session": "shim.sessions",
     "tf_version": "versions",
     "execution_mode": "versions",
 }

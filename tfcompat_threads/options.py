@@ -1,9 +1,9 @@
 """The one table of ConfigProto options and what each becomes on TensorFlow 2.
 
 This module is the TF-free model of the options. The runtime shim
-(`runtime.py`) applies a row by its `action`, the codemod writes a row's
+(`shim/configure.py`) applies a row by its `action`, the codemod writes a row's
 `native` template, and the README's option table is printed from it
-(`python -m tfcompat_threads.options`). Adding a field means adding one row.
+(`scripts/update-readme`). Adding a field means adding one row.
 
 Field paths are dotted: `gpu_options.allow_growth`, `device_count.GPU`.
 """
@@ -224,7 +224,3 @@ def markdown_table() -> str:
             f"| {option.timing} | {notes} |"
         )
     return "\n".join(lines) + "\n"
-
-
-if __name__ == "__main__":
-    print(markdown_table(), end="")

@@ -22,9 +22,9 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from . import options as _options
-from .errors import ThreadConfigError, ThreadConfigWarning, UnmappedOptionWarning
-from .versions import execution_mode, has_tf_config, tf_version
+from .. import options as _options
+from ..errors import ThreadConfigError, ThreadConfigWarning, UnmappedOptionWarning
+from ..versions import execution_mode, has_tf_config, tf_version
 
 CONFLICT_MODES = ("raise", "warn")
 

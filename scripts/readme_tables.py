@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .codemod.findings import RULES
-from .options import markdown_table
+from tfcompat_threads.codemod.findings import RULES
+from tfcompat_threads.options import markdown_table
 
 
 def rules_table() -> str:

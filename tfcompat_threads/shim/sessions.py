@@ -14,9 +14,9 @@ import sys
 import warnings
 from typing import Any
 
-from . import runtime
-from .errors import UnmappedOptionWarning
-from .versions import execution_mode
+from . import configure as runtime
+from ..errors import UnmappedOptionWarning
+from ..versions import execution_mode
 
 
 def _v1():

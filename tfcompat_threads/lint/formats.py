@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from . import __version__
-from .engine import Diagnostic
+from .. import __version__
+from .runner import Diagnostic
 
 FORMATS = ("text", "json", "github", "sarif")
 
@@ -31,7 +31,7 @@ def as_json(diagnostics: list[Diagnostic]) -> str:
 
 
 def _json_entry(d: Diagnostic) -> dict:
-    from .codemod.findings import RULES
+    from ..codemod.findings import RULES
 
     return {
         "code": d.code,
@@ -61,7 +61,7 @@ def github(diagnostics: list[Diagnostic]) -> str:
 def sarif(diagnostics: list[Diagnostic]) -> str:
     import json
 
-    from .codemod.findings import RULES
+    from ..codemod.findings import RULES
 
     rules = sorted(RULES.values(), key=lambda r: r.code)
     index = {rule.code: number for number, rule in enumerate(rules)}

@@ -12,7 +12,7 @@ import os
 import re
 from collections.abc import Iterable, Iterator
 
-from .codemod.prefilter import may_need_codemod
+from ..codemod.prefilter import may_need_codemod
 from .files import FileError, read_bytes
 from .settings import Settings
 
@@ -100,7 +100,7 @@ def process_source(data: bytes, filename: str, settings: Settings, rewrite: bool
     result = FileResult(filename, data)
     if not may_need_codemod(data):
         return result
-    from .codemod import CodemodError, transform
+    from ..codemod import CodemodError, transform
 
     try:
         if filename.endswith(".ipynb"):
@@ -125,7 +125,7 @@ def process_source(data: bytes, filename: str, settings: Settings, rewrite: bool
 
 def _process_notebook(result: FileResult, settings: Settings, rewrite: bool) -> None:
     from . import notebooks
-    from .codemod import CodemodError, transform
+    from ..codemod import CodemodError, transform
 
     try:
         notebook = notebooks.load(result.source)
@@ -199,7 +199,7 @@ def run(paths: Iterable[str], settings: Settings, jobs: int | None = None, rewri
     if len(work) > 1 and jobs > 1:
         from concurrent.futures import ProcessPoolExecutor
 
-        from .codemod import api, rewrite  # noqa: F401  imported once here, inherited by the forked workers
+        from ..codemod import api, rewrite  # noqa: F401  imported once here, inherited by the forked workers
 
         with ProcessPoolExecutor(max_workers=min(jobs, len(work))) as pool:
             done = iter(pool.map(_process_path, work, chunksize=max(1, len(work) // (jobs * 4))))

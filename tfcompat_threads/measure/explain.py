@@ -1,0 +1,102 @@
+"""explain: the settings a TensorFlow process started here would get, and where
+each comes from, without starting TensorFlow."""
+
+from __future__ import annotations
+
+import os
+
+from ..options import BY_FIELD
+from ..shim import configure as runtime
+
+RELATED_ENV = (
+    "TF_NUM_INTRAOP_THREADS",
+    "TF_NUM_INTEROP_THREADS",
+    "OMP_NUM_THREADS",
+    "TF_ENABLE_ONEDNN_OPTS",
+    "OPENBLAS_NUM_THREADS",
+)
+
+
+def explain() -> dict:
+    """The settings a TensorFlow process started here would get."""
+    state = runtime.effective()
+    env = {name: os.environ.get(name) for name in RELATED_ENV}
+    env.update({name: value for name, value in sorted(os.environ.items()) if name.startswith("KMP_")})
+    data = {
+        "tensorflow": state.tensorflow,
+        "keras": _keras(state.tensorflow),
+        "mode": state.mode,
+        "cpus": state.cpus,
+        "intra_op": _pool_dict(state.intra_op),
+        "inter_op": _pool_dict(state.inter_op),
+        "env": env,
+    }
+    data["notes"] = notes(data)
+    return data
+
+
+def _keras(tensorflow: str | None) -> str | None:
+    """The Keras `tf.keras` is: 3 from TF 2.16 (no set_session), unless
+    TF_USE_LEGACY_KERAS=1 brings back Keras 2 (tf-keras)."""
+    if tensorflow is None:
+        return None
+    from ..versions import keras3_default, parse_version
+
+    legacy = os.environ.get("TF_USE_LEGACY_KERAS", "").lower() in ("1", "true")
+    return "3" if keras3_default(parse_version(tensorflow)) and not legacy else "2"
+
+
+def _pool_dict(pool) -> dict:
+    return {"configured": pool.configured, "env": pool.env, "effective": pool.effective, "source": pool.source}
+
+
+def notes(data: dict) -> dict[str, str]:
+    """A few plain words per pool and per related variable."""
+    cpus = data["cpus"]
+    out = {}
+    for key, what in (("intra_op", "inside one op (a matmul, a reduction, a convolution)"),
+                      ("inter_op", "running independent ops side by side (graphs, tf.function, tf.data)")):
+        pool = data[key]
+        env_name = BY_FIELD[f"{key}_parallelism_threads"].env
+        origin = {
+            "config": "set by the program (ConfigProto or tf.config.threading), which beats the environment",
+            "env": f"from {env_name}={pool['env']}",
+            "default": f"TensorFlow's default: the {cpus} CPUs this process may run on (0 means this)",
+        }[pool["source"]]
+        out[key] = (
+            f"{pool['effective']} threads {what}; {origin}. One pool per process, fixed when the first op "
+            "(or session) starts."
+        )
+    env = data["env"]
+    omp = env.get("OMP_NUM_THREADS")
+    out["OMP_NUM_THREADS"] = (
+        f"set to {omp}: " if omp else "not set: "
+    ) + "matters only to oneDNN builds that use OpenMP (Intel's); the official wheels run oneDNN on the intra-op pool."
+    onednn = env.get("TF_ENABLE_ONEDNN_OPTS")
+    out["TF_ENABLE_ONEDNN_OPTS"] = (
+        f"{onednn}: " if onednn is not None else "not set: "
+    ) + "oneDNN kernels on x86 CPUs (on by default since TF 2.9); they use the intra-op pool."
+    out["GPU"] = "GPU kernels use neither pool; these knobs size CPU work only."
+    out["tf.data"] = ("tf.data has its own pools: tf.data.Options().threading.private_threadpool_size "
+                      "and max_intra_op_parallelism.")
+    return out
+
+
+def format_explain(data: dict) -> str:
+    keras = {"3": "Keras 3 (no set_session)", "2": "Keras 2", None: "no Keras"}[data["keras"]]
+    lines = [
+        f"TensorFlow {data['tensorflow'] or 'not installed'} with {keras}, starts in {data['mode']} mode; "
+        f"{data['cpus']} schedulable CPUs",
+    ]
+    for key, title in (("intra_op", "intra-op pool"), ("inter_op", "inter-op pool")):
+        pool = data[key]
+        env = "unset" if pool["env"] is None else pool["env"]
+        lines.append(f"  {title}: {pool['effective']} threads (source: {pool['source']}; configured "
+                     f"{pool['configured']}, environment {env})")
+        lines.append(f"    {data['notes'][key]}")
+    lines.append("  environment:")
+    for name, value in data["env"].items():
+        lines.append(f"    {name}={value if value is not None else '(unset)'}")
+    for key in ("OMP_NUM_THREADS", "TF_ENABLE_ONEDNN_OPTS", "GPU", "tf.data"):
+        lines.append(f"  {key}: {data['notes'][key]}")
+    return "\n".join(lines) + "\n"
