@@ -8,7 +8,7 @@ from __future__ import annotations
 import click
 
 from . import __version__
-from .lint.commands import check, diff, fix
+from .lint.commands import check, diff, fix, rule
 from .measure.commands import explain, probe, tune
 
 
@@ -23,7 +23,7 @@ def main() -> None:
 
 
 
-for _command in (check, diff, fix, explain, probe, tune):
+for _command in (check, diff, fix, rule, explain, probe, tune):
     main.add_command(_command)
 
 

@@ -31,8 +31,6 @@ DISTRIBUTIONS = (
     "tf-nightly-gpu",
 )
 
-MODES = ("tf1-graph", "tf1-eager", "tf2-eager", "tf2-graph")
-
 
 def parse_version(text: str) -> Version:
     """`packaging` parse that also takes what nightlies and vendors print
@@ -90,7 +88,7 @@ def keras3_default(version: Version) -> bool:
 
 
 def execution_mode() -> str:
-    """One of MODES, or "no-tensorflow". Before TensorFlow is imported: the mode
+    """"tf1-graph", "tf1-eager", "tf2-eager", "tf2-graph", or "no-tensorflow". Before TensorFlow is imported: the mode
     it starts in (TF1 graph, TF2 eager)."""
     version = tf_version()
     if version is None:

@@ -9,8 +9,14 @@ tf.compat.v1 where a config feeds graphs) and "shim" (tfcompat_threads calls
 that do the right thing on any TensorFlow). Works on bytes: encoding, BOM,
 line endings and everything the fix does not touch come back unchanged.
 
-The names load on first use, so that the byte pre-filter (`prefilter.py`)
-costs no import of libcst or of the rules.
+Layout: `source.py` (bytes, CPython's parser, positions), `scopes.py` and
+`analysis.py` (names and the flow of each ConfigProto), `rules/` (one module
+per rule: docs, examples, check), `context.py` (what the rules of a file
+share), `engine.py` (findings, one filtering pass, fixes applied as edits),
+`prefilter.py` (the byte test that settles most files without parsing).
+
+The names load on first use, so that the byte pre-filter costs no import of
+the rules.
 """
 
 from __future__ import annotations
@@ -19,13 +25,14 @@ from .. import _lazy_names
 
 _LAZY = {
     "transform": "api",
-    "Result": "api",
+    "Outcome": "engine",
     "CodemodError": "api",
-    "TARGETS": "api",
-    "RULES": "findings",
-    "Rule": "findings",
+    "TARGETS": "engine",
+    "run": "engine",
     "Finding": "findings",
-    "Position": "findings",
+    "Fix": "findings",
+    "RULES": "rules",
+    "Rule": "rules",
 }
 
 __all__ = sorted(_LAZY)

@@ -119,9 +119,20 @@ class Symbol(NamedTuple):
         """Part of the `tensorflow` package (not multi-backend Keras)."""
         return self.qualified.startswith("tensorflow.")
 
+    @property
+    def shim(self) -> bool:
+        """The tfcompat_threads stand-in (code the shim target already migrated)."""
+        return self.qualified.startswith(SHIM_PREFIX)
+
 
 def symbol_for(qualified_names: set[str]) -> Symbol | None:
     for qualified in sorted(qualified_names):
+        if qualified.startswith(SHIM_PREFIX):
+            name = qualified[len(SHIM_PREFIX):]
+            shim_of = next((tf for tf, shim in SHIM_NAMES.items() if shim == name), None)
+            if shim_of is not None:
+                return Symbol(shim_of, True, qualified)
+            continue
         if qualified in SET_SESSION_NAMES:
             return Symbol(SET_SESSION, qualified.startswith("tensorflow.compat.v1."), qualified)
         for prefix, compat in _TF_PREFIXES:
@@ -132,3 +143,15 @@ def symbol_for(qualified_names: set[str]) -> Symbol | None:
 
 def starts_runtime(symbol: Symbol) -> bool:
     return symbol.name in _STARTING_CALLS or symbol.name.startswith(_STARTING_PREFIXES)
+
+
+# What the shim target calls instead of each TF1 session API: the analysis
+# knows them too, so that code the shim target wrote is read as what it is.
+SHIM_PREFIX = "tfcompat_threads."
+SHIM_NAMES = {
+    CONFIG: "ConfigProto",
+    GPU_OPTIONS: "GPUOptions",
+    "Session": "Session",
+    "InteractiveSession": "InteractiveSession",
+    SET_SESSION: "set_session",
+}

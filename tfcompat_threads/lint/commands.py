@@ -1,4 +1,5 @@
-"""check, diff, fix: the linter's commands over files and standard input."""
+"""check, diff, fix and rule: the linter's commands. They parse options,
+read standard input or walk paths, and print; the work is the runner's."""
 
 from __future__ import annotations
 
@@ -8,25 +9,32 @@ from pathlib import Path
 
 import click
 
-EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+from .formats import FORMATS
+from .runner import Mode
 
 
 def _codes(values: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(code.strip().upper() for value in values for code in value.split(",") if code.strip())
+    return tuple(code.strip() for value in values for code in value.split(",") if code.strip())
 
 
 def _codemod_options(function):
     options = [
         click.argument("paths", nargs=-1, type=click.Path()),
-        click.option("--target", type=click.Choice(["native", "shim"]), help="Rewrite to TF2 calls or to the shim [default: native, or the config's]."),
-        click.option("--unsafe-fixes/--no-unsafe-fixes", default=None, help="Also apply fixes marked unsafe."),
-        click.option("--select", multiple=True, help="Only these codes (or prefixes), comma-separated."),
-        click.option("--ignore", multiple=True, help="Not these codes (or prefixes), comma-separated."),
-        click.option("--output-format", type=click.Choice(["text", "json", "github", "sarif"]), default="text", show_default=True),
-        click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, help="Processes for parsing [default: CPU count]."),
-        click.option("--quiet", "-q", is_flag=True, help="No summary and no progress bar."),
+        click.option("--target", type=click.Choice(["native", "shim"]),
+                     help="Fix to native TF2 calls or to the tfcompat_threads shim [default: native, or the "
+                     "settings']."),
+        click.option("--unsafe-fixes/--no-unsafe-fixes", default=None,
+                     help="Count fixes marked unsafe as fixable (fix: apply them too)."),
+        click.option("--select", multiple=True, help="Only these rules: codes, prefixes or names, comma-separated."),
+        click.option("--ignore", multiple=True, help="Not these rules: codes, prefixes or names, comma-separated."),
+        click.option("--output-format", type=click.Choice(FORMATS), default="text", show_default=True),
+        click.option("--statistics", is_flag=True, help="Also print the number of findings per rule."),
+        click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
+                     help="Processes for parsing [default: CPU count]."),
+        click.option("--quiet", "-q", is_flag=True, help="No summary, no list of changed files, no progress bar."),
         click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings remain (errors still exit 2)."),
-        click.option("--stdin-filename", default=None, help="The name of the file read from `-`."),
+        click.option("--stdin-filename", default=None,
+                     help="Read standard input (as `-` does) and name it this in messages and settings."),
         click.option("--force-exclude", is_flag=True, help="Apply excludes to paths named on the command line too."),
     ]
     for option in reversed(options):
@@ -37,30 +45,82 @@ def _codemod_options(function):
 @click.command()
 @_codemod_options
 def check(**options) -> None:
-    """Report findings; change nothing."""
-    sys.exit(_run("check", **options))
+    """Report findings; change nothing. [*] marks what `fix` applies."""
+    sys.exit(_run(Mode.CHECK, **options))
 
 
 @click.command()
 @_codemod_options
 def diff(**options) -> None:
-    """Print the unified diff that fix would apply; change nothing."""
-    sys.exit(_run("diff", **options))
+    """Print the unified diff that `fix` would apply; change nothing."""
+    sys.exit(_run(Mode.DIFF, **options))
 
 
 @click.command()
 @_codemod_options
+@click.option("--show-fixes", is_flag=True, help="List the findings fixed in each file.")
 def fix(**options) -> None:
-    """Rewrite the files in place (`fix -` writes the result to standard output)."""
-    sys.exit(_run("fix", **options))
+    """Apply the fixes in place (`fix -`: write the result to standard output)."""
+    sys.exit(_run(Mode.FIX, **options))
+
+
+@click.command()
+@click.argument("code", required=False)
+@click.option("--all", "show_all", is_flag=True, help="Every rule.")
+@click.option("--output-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def rule(code: str | None, show_all: bool, output_format: str) -> None:
+    """A rule's documentation: what it does, why it matters, an example,
+    what to use instead, and how safe its fix is. CODE: a code (TFT001), an
+    old code, or a name (config-only-session)."""
+    from ..codemod.rules import RULES, UnknownCode, expand
+
+    if show_all == bool(code):
+        raise click.UsageError("give a rule code or name, or --all")
+    if show_all:
+        chosen = list(RULES.values())
+    else:
+        try:
+            codes = expand(code)
+        except UnknownCode as error:
+            raise click.UsageError(str(error)) from None
+        chosen = [RULES[c] for c in sorted(codes)]
+    if output_format == "json":
+        import json
+
+        click.echo(json.dumps([_rule_dict(r) for r in chosen], indent=2))
+        return
+    click.echo("\n\n".join(_rule_text(r) for r in chosen))
+
+
+def _rule_dict(rule) -> dict:
+    from .formats import rule_url
+
+    return {"code": rule.code, "name": rule.name, "severity": rule.severity, "summary": rule.summary,
+            "what_it_does": rule.what, "why": rule.why, "example": rule.example,
+            "use_instead": rule.use_instead, "fix_safety": rule.fix_safety, "url": rule_url(rule.code)}
+
+
+def _rule_text(rule) -> str:
+    return (
+        f"{rule.code} {rule.name} ({rule.severity})\n\n"
+        f"What it does\n  {rule.what}\n\nWhy is this bad?\n  {rule.why}\n\n"
+        f"Example\n{_indent(rule.example)}\nUse instead\n{_indent(rule.use_instead)}\n"
+        f"Fix safety\n  {rule.fix_safety}"
+    )
+
+
+def _indent(code: str) -> str:
+    return "".join(f"    {line}\n" if line else "\n" for line in code.rstrip("\n").split("\n"))
 
 
 def _settings(paths, stdin_filename, target, unsafe_fixes, select, ignore):
-    from .settings import SettingsError, load
+    from .settings import SettingsError, check_codes, load
 
-    first = Path(stdin_filename) if paths == ("-",) and stdin_filename else Path(paths[0] if paths[0] != "-" else ".")
+    first = Path(stdin_filename) if stdin_filename else Path(paths[0] if paths[0] != "-" else ".")
     try:
         settings = load(first)
+        check_codes(_codes(select), "--select")
+        check_codes(_codes(ignore), "--ignore")
     except SettingsError as error:
         raise click.UsageError(str(error)) from None
     changes = {}
@@ -75,75 +135,89 @@ def _settings(paths, stdin_filename, target, unsafe_fixes, select, ignore):
     return settings.replace(**changes)
 
 
-def _run(mode, paths, target, unsafe_fixes, select, ignore, output_format, jobs, quiet, exit_zero,
-         stdin_filename, force_exclude) -> int:
-    from . import formats as output, runner as engine
-    from .files import FileError, discover, write_atomic
+def _run(mode: Mode, paths, target, unsafe_fixes, select, ignore, output_format, statistics, jobs, quiet,
+         exit_zero, stdin_filename, force_exclude, show_fixes=False) -> int:
+    from . import formats, runner
+    from .files import FileError, discover, read_stdin, write_atomic
+    from .report import Report
 
     started = time.perf_counter()
+    if "-" in paths and len(paths) > 1:
+        raise click.UsageError("`-` (standard input) cannot be mixed with other paths")
+    if stdin_filename is not None and paths and paths != ("-",):
+        raise click.UsageError("--stdin-filename names standard input: give no paths (or `-`) with it")
+    from_stdin = paths == ("-",) or (stdin_filename is not None and not paths)
     paths = paths or (".",)
     settings = _settings(paths, stdin_filename, target, unsafe_fixes, select, ignore)
-    errors: list[str] = []
-    code_to_stdout = mode == "fix" and paths == ("-",)  # `fix -`: standard output is the file
-    data_to_stdout = code_to_stdout or mode == "diff"  # then findings and the summary go to stderr
-    if "-" in paths:
-        if len(paths) > 1:
-            raise click.UsageError("`-` (standard input) cannot be mixed with other paths")
+    report = Report(mode, settings.unsafe_fixes)
+    code_to_stdout = mode is Mode.FIX and from_stdin  # `fix -`: standard output is the file
+    data_to_stdout = code_to_stdout or mode is Mode.DIFF  # then findings and the summary go to stderr
+    if from_stdin:
         name = stdin_filename or "-"
-        results = [engine.process_source(sys.stdin.buffer.read(), name, settings, rewrite=mode != "check")]
-        files = [name]
+        try:
+            data = read_stdin()
+        except FileError as error:
+            data, results = b"", [runner.FileResult(name, error=str(error))]
+        else:
+            results = [runner.process_source(data, name, settings, mode)]
     else:
         files, missing = discover(list(paths), settings.excludes, force_exclude)
-        errors += missing
-        results = engine.run(files, settings, jobs, rewrite=mode != "check")
+        for message in missing:
+            report.failed(message)
+        results = runner.run(files, settings, mode, jobs)
         if sys.stderr.isatty() and not quiet and len(files) > 100:
             results = _with_progress(results, len(files))
-    diagnostics = []
-    changed = fixed = with_findings = 0
+    entries = []
     for result in results:
-        if result.error:
-            errors.append(result.error)
-            continue
-        shown = [d for d in result.diagnostics if not (mode == "fix" and d.fixed)]
-        with_findings += bool(shown)
-        diagnostics += shown
+        report.done(result)
+        entries += [(result.path, finding) for finding in result.findings]
         if code_to_stdout:
-            sys.stdout.buffer.write(result.fixed_source)
+            sys.stdout.buffer.write(result.fixed_source if result.error is None else result.source)
         if not result.changed:
             continue
-        changed += 1
-        if mode == "diff":
+        if mode is Mode.DIFF:
+            report.changed_file(result.path, 0)
             click.echo(_unified_diff(result), nl=False)
         elif code_to_stdout:
-            fixed += 1
-        elif mode == "fix":
+            report.changed_file(result.path, result.fixed)
+        else:
             try:
-                write_atomic(Path(result.path), result.fixed_source)
-                fixed += 1
+                write_atomic(Path(result.path), result.fixed_source, expected=result.source)
             except FileError as error:
-                errors.append(str(error))
-    rendered = output.render(output_format, diagnostics, show_fixable=mode != "fix")
-    if rendered and not (mode == "diff" and output_format == "text"):
+                report.failed(str(error))
+                entries = [(p, f) for p, f in entries if p != result.path]
+                report.findings = [f for p, f in entries]
+                continue
+            report.changed_file(result.path, result.fixed)
+    style = formats.Style.for_stream(sys.stderr if data_to_stdout else sys.stdout)
+    rendered = formats.render(output_format, entries, show_fixable=mode is not Mode.FIX, style=style)
+    if rendered and not (mode is Mode.DIFF and output_format == "text"):
         click.echo(rendered, nl=False, err=data_to_stdout)
-    for error in errors:
+    info = data_to_stdout or output_format != "text"
+    if statistics:
+        click.echo(_statistics(entries, mode), nl=False, err=info)
+    if mode is Mode.FIX and not quiet and not code_to_stdout:
+        for path in report.changed:
+            click.echo(f"fixed {path}", err=info)
+    if show_fixes and report.changed:
+        click.echo(f"fixed {report.fixed} finding(s) in {len(report.changed)} file(s)", err=info)
+    for error in report.errors:
         click.echo(f"error: {error}", err=True)
     if not quiet:
-        seconds = time.perf_counter() - started
-        fixable = sum(d.fixed for d in diagnostics) if mode != "fix" else 0
-        summary = (
-            f"{len(files)} files seen, {with_findings} with findings ({len(diagnostics)} findings"
-            + (f", {fixable} fixable with `fix`" if fixable else "")
-            + f"), {fixed if mode == 'fix' else changed} {'fixed' if mode == 'fix' else 'would change'}, "
-            f"{len(errors)} errors, {seconds:.2f} s"
-        )
-        click.echo(summary, err=data_to_stdout or output_format != "text")
-    if errors:
-        return EXIT_ERROR
-    if exit_zero:
-        return EXIT_CLEAN
-    if mode == "diff":
-        return EXIT_FINDINGS if changed else EXIT_CLEAN
-    return EXIT_FINDINGS if diagnostics else EXIT_CLEAN
+        click.echo(report.summary(time.perf_counter() - started), err=info)
+    return report.exit_code(exit_zero)
+
+
+def _statistics(entries, mode: Mode) -> str:
+    from collections import Counter
+
+    from ..codemod.rules import RULES
+
+    counts = Counter(f.code for _, f in entries)
+    fixable = Counter(f.code for _, f in entries if f.fixed and mode is not Mode.FIX)
+    lines = [f"{counts[code]:>5}  {code}  {'[*]' if fixable[code] else '   '}  {RULES[code].name}"
+             for code in sorted(counts, key=lambda c: (-counts[c], c))]
+    return "\n".join(lines) + ("\n" if lines else "")
 
 
 def _with_progress(results, total):
@@ -152,11 +226,18 @@ def _with_progress(results, total):
 
 
 def _unified_diff(result) -> str:
+    """A unified diff of the file; for a notebook, one per changed code cell,
+    headed `path:cell N`, of the cell's Python."""
     import difflib
+    import os
 
-    old = result.text(result.source).splitlines(keepends=True)
-    new = result.text(result.fixed_source).splitlines(keepends=True)
-    lines = difflib.unified_diff(old, new, f"a/{result.path}", f"b/{result.path}")
-    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
-
-
+    path = os.path.normpath(result.path)
+    if result.cells:
+        pieces = [(f"{path}:cell {number}", old + "\n", new + "\n") for number, old, new in result.cells]
+    else:
+        pieces = [(path, result.text(result.source), result.text(result.fixed_source))]
+    out = []
+    for name, old, new in pieces:
+        lines = difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True), name, name)
+        out += [line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines]
+    return "".join(out)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import stat
+import sys
 from pathlib import Path
 
 SUFFIXES = (".py", ".ipynb")
@@ -172,14 +173,26 @@ def read_bytes(path: str) -> bytes:
         raise FileError(f"{path}: cannot read: {error.strerror or error}") from None
 
 
-def write_atomic(path: Path, data: bytes) -> None:
+def read_stdin() -> bytes:
+    try:
+        return sys.stdin.buffer.read()
+    except OSError as error:
+        raise FileError(f"-: cannot read standard input: {error.strerror or error}") from None
+
+
+def write_atomic(path: Path, data: bytes, expected: bytes | None = None) -> None:
     """Replace `path` with `data` in one rename; keep its mode; no-op when
-    equal. A file with no write bit is read-only for this tool, root or not."""
+    equal. A file with no write bit is read-only for this tool, root or not.
+    With `expected` (the bytes that were read), a file that changed since is
+    left as it now is, and reported."""
     import tempfile
 
     try:
-        if path.read_bytes() == data:
+        current = path.read_bytes()
+        if current == data:
             return
+        if expected is not None and current != expected:
+            raise FileError(f"{path}: changed while it was being fixed; left as it now is")
         mode = stat.S_IMODE(path.stat().st_mode)
         if not mode & 0o222 or not os.access(path, os.W_OK):  # no write bit: refused, even to root
             raise FileError(f"{path}: cannot write: the file is read-only")

@@ -1,25 +1,50 @@
 """Jupyter notebooks: the code cells become one Python module (so a config
-made in one cell and used in another is followed), IPython magics masked;
-after the codemod, only the cells whose source changed are written back, and
-the JSON keeps its indentation, key order and final newline."""
+made in one cell and used in another is followed), IPython magics masked.
+Where each cell's lines are in the module is kept out of band (a table, no
+marker text a cell could also contain); after the codemod its edits are
+applied to the cells they fall in, and only the changed cells' source is
+written back, the JSON keeping its indentation, key order and final newline.
+
+Cells are numbered as ruff numbers them: the code cells, from 1 (markdown
+and raw cells are not counted).
+"""
 
 from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-_MARKER = "# tfcompat-threads: cell {index}"
-_MARKER_RE = re.compile(r"^# tfcompat-threads: cell (\d+)$")
-# A statement, not a comment: a magic may be all there is in an indented block.
-_MAGIC = "pass  # tfcompat-threads: magic {number}"
-_MAGIC_RE = re.compile(r"^(\s*)pass  # tfcompat-threads: magic (\d+)$")
-# A line IPython runs, not Python: %line magic, !shell, `x = !cmd`, `obj?` help.
-_MAGIC_LINE_RE = re.compile(r"^\s*(%|!|\w[\w.]*\s*=\s*[!%])|^[^#'\"]*\?\s*$")
+# A line IPython runs, not Python, at the start of a statement: %line magic,
+# !shell, `x = !cmd` / `x = %magic`, and `obj?` / `obj??` help.
+_MAGIC_LINE = re.compile(r"^\s*(%|!|\?|\w[\w.]*\s*=\s*[!%])|^\s*[\w.]+\s*\?\??\s*$")
+_NEWLINE = re.compile(r"\r\n|\r|\n")
 
 
 class NotebookError(Exception):
     pass
+
+
+@dataclass
+class Cell:
+    index: int
+    """Index in the notebook's cell list."""
+    number: int
+    """What findings show: 1-based among code cells."""
+    text: str
+    start_line: int
+    """First line of the cell in the module (1-based)."""
+    masked: set[int] = field(default_factory=set)
+    """Lines (1-based, in the cell) that hold magics."""
+
+    @property
+    def line_count(self) -> int:
+        return len(_NEWLINE.split(self.text))
+
+    @property
+    def newline(self) -> str:
+        found = _NEWLINE.search(self.text)
+        return found.group(0) if found else "\n"
 
 
 @dataclass
@@ -28,9 +53,15 @@ class Notebook:
     raw: bytes
     indent: int | None
     ensure_ascii: bool
-    cells: list[int]
-    """Indexes (in the notebook) of the code cells that are in the module."""
-    magics: list[str]
+    cells: list[Cell]
+    """The code cells in the module."""
+    source_key: str
+    """"source" (nbformat 4) or "input" (nbformat 3)."""
+
+    def cell_list(self) -> list:
+        if "worksheets" in self.document:
+            return self.document["worksheets"][0]["cells"]
+        return self.document["cells"]
 
 
 def load(raw: bytes) -> Notebook:
@@ -38,20 +69,43 @@ def load(raw: bytes) -> Notebook:
         document = json.loads(raw.decode("utf-8-sig"))
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise NotebookError(f"not a notebook (invalid JSON: {error})") from None
-    if not isinstance(document, dict) or not isinstance(document.get("cells"), list):
+    if not isinstance(document, dict):
+        raise NotebookError("not a notebook (the JSON is not an object)")
+    if isinstance(document.get("cells"), list):
+        cells, key = document["cells"], "source"
+    elif isinstance(document.get("worksheets"), list):  # nbformat 3
+        sheets = document["worksheets"]
+        if len(sheets) != 1 or not isinstance(sheets[0], dict) or not isinstance(sheets[0].get("cells"), list):
+            raise NotebookError("nbformat 3 notebook with other than one worksheet: not supported")
+        cells, key = sheets[0]["cells"], "input"
+    else:
         raise NotebookError("not a notebook (no cells)")
     indent, ensure_ascii = _json_style(document, raw)
-    cells = [
-        index
-        for index, cell in enumerate(document["cells"])
-        if cell.get("cell_type") == "code" and not _source(cell).lstrip().startswith("%%")
-    ]
-    return Notebook(document, raw, indent, ensure_ascii, cells, [])
+    language = _language(document)
+    code = []
+    number = 0
+    for index, cell in enumerate(cells):
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        number += 1
+        text = _source(cell, key)
+        if language not in (None, "python") or text.lstrip().startswith("%%"):
+            continue  # a cell magic or another language: not Python
+        code.append(Cell(index, number, text, 0))
+    return Notebook(document, raw, indent, ensure_ascii, code, key)
 
 
-def _source(cell: dict) -> str:
-    source = cell.get("source", "")
-    return "".join(source) if isinstance(source, list) else source
+def _language(document: dict) -> str | None:
+    metadata = document.get("metadata") or {}
+    for value in ((metadata.get("language_info") or {}).get("name"), (metadata.get("kernelspec") or {}).get("language")):
+        if isinstance(value, str):
+            return value.lower()
+    return None
+
+
+def _source(cell: dict, key: str) -> str:
+    source = cell.get(key, "")
+    return "".join(source) if isinstance(source, list) else str(source)
 
 
 def _dump(document: dict, indent, ensure_ascii: bool) -> str:
@@ -59,8 +113,8 @@ def _dump(document: dict, indent, ensure_ascii: bool) -> str:
 
 
 def _json_style(document: dict, raw: bytes):
-    """The json.dumps settings that give back these bytes; None when none do
-    (the notebook can still be checked, not rewritten)."""
+    """The json.dumps settings that give back these bytes; (-1, False) when
+    none do (the notebook can still be checked, not rewritten)."""
     text = raw.decode("utf-8-sig").rstrip("\n")
     for indent in (1, 2, 4, None, 3):
         for ensure_ascii in (False, True):
@@ -70,74 +124,226 @@ def _json_style(document: dict, raw: bytes):
 
 
 def to_module(notebook: Notebook) -> str:
-    """One module: each code cell after a marker line, magics masked."""
-    lines: list[str] = []
-    for index in notebook.cells:
-        lines.append(_MARKER.format(index=index))
-        cell_lines = _source(notebook.document["cells"][index]).split("\n")
-        number = 0
-        while number < len(cell_lines):
-            line = cell_lines[number]
-            number += 1
-            if not _MAGIC_LINE_RE.match(line):
-                lines.append(line)
-                continue
-            magic = [line]
-            while magic[-1].rstrip().endswith("\\") and number < len(cell_lines):  # `!cmd \` goes on
-                magic.append(cell_lines[number])
+    """One module of the code cells, one after the other, each magic line
+    replaced by a `pass` at its indentation (its continuation lines by blank
+    lines), so that every line keeps its number."""
+    parts = []
+    line = 1
+    for cell in notebook.cells:
+        cell.start_line = line
+        lines = _NEWLINE.split(cell.text)
+        endings = _NEWLINE.findall(cell.text)
+        for first, continuation in _magics(lines):
+            text = lines[first - 1]
+            lines[first - 1] = text[: len(text) - len(text.lstrip())] + "pass"
+            for number in continuation:
+                lines[number - 1] = ""
+            cell.masked |= {first, *continuation}
+        parts.append("".join(text + (endings[i] if i < len(endings) else "") for i, text in enumerate(lines)))
+        line += len(lines)
+    return "\n".join(parts) + "\n"
+
+
+def _magics(lines: list[str]) -> list[tuple[int, list[int]]]:
+    """(line, its `\\` continuation lines) of each magic, 1-based: a magic is
+    a magic-looking line where a statement starts."""
+    found = []
+    starts = _statement_starts(lines)
+    number = 0
+    while number < len(lines):
+        if starts[number] and _MAGIC_LINE.match(lines[number]):
+            first, continuation = number + 1, []
+            while lines[number].rstrip().endswith("\\") and number + 1 < len(lines):
                 number += 1
-            indent = line[: len(line) - len(line.lstrip())]
-            lines.append(indent + _MAGIC.format(number=len(notebook.magics)))
-            lines += [""] * (len(magic) - 1)  # keep the cell's line numbers
-            notebook.magics.append("\n".join(magic))
-    return "\n".join(lines) + "\n"
+                continuation.append(number + 1)
+            found.append((first, continuation))
+        number += 1
+    return found
 
 
-def cell_of_line(notebook: Notebook, module: str, line: int) -> tuple[int, int]:
-    """(notebook cell index, line within the cell) of a line of the module."""
-    cell, start = notebook.cells[0] if notebook.cells else 0, 1
-    for number, text in enumerate(module.split("\n")[: line - 1], start=1):
-        match = _MARKER_RE.match(text)
-        if match:
-            cell, start = int(match.group(1)), number + 1
-    return cell, line - start + 1
+def _statement_starts(lines: list[str]) -> list[bool]:
+    """For each line: does a new statement start on it (not inside brackets,
+    a string, or after a backslash)? A light scanner: magics are not Python,
+    so the tokenizer cannot be used on a cell."""
+    starts = []
+    depth = 0
+    quote = ""  # the open string's delimiter
+    continued = False
+    for line in lines:
+        starts.append(depth == 0 and not quote and not continued)
+        if starts[-1] and _MAGIC_LINE.match(line):
+            continued = line.rstrip().endswith("\\")
+            continue
+        position = 0
+        while position < len(line):
+            char = line[position]
+            if quote:
+                if char == "\\":
+                    position += 2
+                    continue
+                if line.startswith(quote, position):
+                    position += len(quote)
+                    quote = ""
+                    continue
+            elif char == "#":
+                break
+            elif char in "'\"":
+                quote = line[position:position + 3] if line.startswith(char * 3, position) else char
+                position += len(quote)
+                continue
+            elif char in "([{":
+                depth += 1
+            elif char in ")]}":
+                depth = max(0, depth - 1)
+            position += 1
+        if quote in ("'", '"'):
+            quote = "" if not line.rstrip().endswith("\\") else quote  # a one-line string ends with its line
+        continued = not quote and line.rstrip().endswith("\\") and not line.lstrip().startswith("#")
+    return starts
 
 
-def from_module(notebook: Notebook, module: str) -> bytes:
-    """The notebook with the cells the module changed; other bytes as they were."""
-    sources: dict[int, list[str]] = {}
-    current = None
-    skip = 0  # the blank lines that stood in for a magic's continuation lines
-    for line in module.removesuffix("\n").split("\n"):
-        match = _MARKER_RE.match(line)
-        if match:
-            current = int(match.group(1))
-            sources[current] = []
-        elif skip and line == "":
-            skip -= 1
-        elif current is not None:
-            magic = _MAGIC_RE.match(line)
-            if magic:
-                text = notebook.magics[int(magic.group(2))]
-                skip = text.count("\n")
-                sources[current].append(text)
-            else:
-                sources[current].append(line)
-    if sorted(sources) != sorted(notebook.cells):
-        raise NotebookError("internal error: the cell markers did not survive the rewrite")
+def locate(notebook: Notebook, line: int) -> tuple[Cell, int]:
+    """(cell, line within it) of a module line."""
+    found = notebook.cells[0]
+    for cell in notebook.cells:
+        if cell.start_line <= line:
+            found = cell
+    return found, line - found.start_line + 1
+
+
+def apply_edits(notebook: Notebook, module: str, edits) -> bool:
+    """Apply the codemod's edits (text offsets in `module`) to the cells they
+    fall in; True when a cell changed. Each cell owns its lines and the line
+    ending after its last line; an insertion where a cell starts belongs to
+    the cell before. An edit across cells or over a magic line is refused."""
+    import bisect
+
+    starts = [0] + [m.end() for m in _NEWLINE.finditer(module)]
+
+    def where(offset: int) -> tuple[int, int]:
+        index = bisect.bisect_right(starts, offset) - 1
+        return index + 1, offset - starts[index]
+
+    by_cell: dict[int, list] = {}
+    for edit in edits:
+        (line, column), (end_line, end_column) = where(edit.start), where(edit.end)
+        cell, first = locate(notebook, line)
+        position = notebook.cells.index(cell)
+        if edit.start == edit.end and first == 1 and column == 0 and position > 0:
+            cell = notebook.cells[position - 1]
+            first = cell.line_count + 1
+        last = end_line - cell.start_line + 1
+        if last > cell.line_count + 1 or (last == cell.line_count + 1 and end_column > 0):
+            raise NotebookError(f"cell {cell.number}: a fix spans two cells; not rewritten")
+        touched = range(first, last + (1 if end_column else 0))
+        if edit.start != edit.end and any(number in cell.masked for number in touched):
+            raise NotebookError(f"cell {cell.number}: a fix touches a magic line; not rewritten")
+        by_cell.setdefault(id(cell), []).append((first, column, last, end_column, edit.content))
     changed = False
-    for index, lines in sources.items():
-        cell = notebook.document["cells"][index]
-        old = _source(cell)
-        new = "\n".join(lines)
-        if new != old:
+    for cell in notebook.cells:
+        pending = by_cell.get(id(cell))
+        if not pending:
+            continue
+        text = cell.text + "\n"  # the line ending after the cell's last line is the cell's too
+        line_starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
+        out, position = [], 0
+        for first, column, last, end_column, content in sorted(pending):
+            start = line_starts[first - 1] + column if first <= len(line_starts) else len(text)
+            end = line_starts[last - 1] + end_column if last <= len(line_starts) else len(text)
+            out += [text[position:start], _NEWLINE.sub(cell.newline, content)]
+            position = end
+        out.append(text[position:])
+        new = "".join(out)
+        if cell.text.endswith(("\n", "\r")):
+            new = new[:-1] if new.endswith("\n") else new  # the line ending added above
+        else:
+            new = re.sub(r"(\r\n|\r|\n)\Z", "", new)
+        if new != cell.text:
+            cell.text = new
             changed = True
-            cell["source"] = new.splitlines(keepends=True) if isinstance(cell.get("source"), list) else new
+    return changed
+
+
+def dump(notebook: Notebook) -> bytes:
+    """The notebook with the cells' new sources; other bytes as they were."""
+    cells = notebook.cell_list()
+    changed = False
+    for cell in notebook.cells:
+        entry = cells[cell.index]
+        old = _source(entry, notebook.source_key)
+        if cell.text == old:
+            continue
+        changed = True
+        source = entry.get(notebook.source_key)
+        entry[notebook.source_key] = cell.text.splitlines(keepends=True) if isinstance(source, list) else cell.text
     if not changed:
         return notebook.raw
     if notebook.indent == -1:
         raise NotebookError("cannot rewrite this notebook without reformatting its JSON; fix it by hand")
     text = _dump(notebook.document, notebook.indent, notebook.ensure_ascii)
-    trailing = notebook.raw.decode("utf-8-sig")[len(notebook.raw.decode("utf-8-sig").rstrip("\n")) :]
+    decoded = notebook.raw.decode("utf-8-sig")
+    trailing = decoded[len(decoded.rstrip("\n")):]
     bom = "\ufeff" if notebook.raw.startswith(b"\xef\xbb\xbf") else ""
     return (bom + text + trailing).encode("utf-8")
+
+
+class NotebookModule:
+    """A notebook as the codemod engine reads and edits it (the engine's
+    `Module` protocol): its code cells as one module, edits back into cells."""
+
+    def __init__(self, notebook: Notebook) -> None:
+        self.notebook = notebook
+        self.original = {cell.index: cell.text for cell in notebook.cells}
+        self.builds: list[list[int]] = []
+        """The cells' first lines, per module built."""
+
+    def code(self) -> bytes:
+        self._module = to_module(self.notebook)
+        self.builds.append([cell.start_line for cell in self.notebook.cells])
+        return self._module.encode("utf-8")
+
+    def apply(self, source, edits) -> bool:
+        return apply_edits(self.notebook, source.text, edits)
+
+    def changed_cells(self) -> list[tuple[int, str, str]]:
+        return [(cell.number, self.original[cell.index], cell.text)
+                for cell in self.notebook.cells if cell.text != self.original[cell.index]]
+
+    def place(self, findings, build: int) -> None:
+        """Findings of module build `build` (0: the first): cell, and line in the cell."""
+        starts = self.builds[build]
+        cells = self.notebook.cells
+        for finding in findings:
+            index = max(i for i, start in enumerate(starts) if start <= finding.start.line) if starts else 0
+            offset = starts[index] - 1
+            finding.cell = cells[index].number
+            finding.start = finding.start._replace(line=finding.start.line - offset)
+            finding.end = finding.end._replace(line=finding.end.line - offset)
+            finding.noqa_row -= offset
+
+
+def run(data: bytes, settings, fix: bool, enabled: frozenset[str]):
+    """(engine outcome with findings placed in cells and the new notebook
+    bytes, the NotebookModule or None when there is no code)."""
+    from ..codemod import engine
+    from ..codemod.source import SourceError
+
+    notebook = load(data)
+    if not notebook.cells:
+        return engine.Outcome([], data), None
+    module = NotebookModule(notebook)
+    try:
+        outcome = engine.run(module, settings.target, None, wants=enabled.__contains__,
+                             unsafe_fixes=settings.unsafe_fixes, fix=fix)
+    except SourceError as error:
+        starts = module.builds[-1] if module.builds else [1]
+        index = max(i for i, start in enumerate(starts) if start <= error.line)
+        cell = notebook.cells[index]
+        raise SourceError(error.line - starts[index] + 1, error.column,
+                          f"cell {cell.number}: {error.message}") from None
+    module.place(outcome.findings, 0)
+    if outcome.remaining is not outcome.findings and module.builds:
+        remaining = [f for f in outcome.remaining if f not in outcome.findings]
+        module.place(remaining, len(module.builds) - 1)
+    outcome.source = dump(notebook) if module.changed_cells() else data
+    return outcome, module

@@ -1,57 +1,52 @@
-"""Run the codemod over files: bytes in, results out (Fixit's api.py).
+"""Run the codemod over files: bytes in, one result per file out (Fixit's api.py).
 
-A file with no trigger token is settled by a byte test and never parsed;
-when no file of a run has one, libcst is not even imported. Files that need
-parsing go to a process pool when there are several; results come back in
-the order of the files. Writing is the caller's (the CLI's) job.
+A file with no trigger token is settled by a byte test and never parsed.
+Files that need parsing go to a pool of worker processes when there are
+several; results come back in the order of the files. Each file (and
+standard input) is one unit of work with its own error boundary: whatever
+goes wrong in it becomes an error result naming it, and the others go on,
+even when a worker process dies. Writing is the caller's job.
 """
 
 from __future__ import annotations
 
+import enum
 import os
-import re
 from collections.abc import Iterable, Iterator
 
 from ..codemod.prefilter import may_need_codemod
 from .files import FileError, read_bytes
 from .settings import Settings
 
-_NOQA = (
-    r"#\s*(?:noqa(?::\s*(?P<noqa>[A-Z]+[0-9]+(?:\s*,\s*[A-Z]+[0-9]+)*))?"
-    r"|tfcompat:\s*ignore\[(?P<ignore>[^\]]*)\])"
-)
-ALL = "ALL"
 
+class Mode(enum.Enum):
+    CHECK = "check"
+    DIFF = "diff"
+    FIX = "fix"
 
-# Plain classes, not dataclasses: a pre-commit run over clean files should not
-# pay for importing dataclasses and inspect.
-
-
-class Diagnostic:
-    """One finding in one file. `applicability`: safe / unsafe (a fix exists)
-    or none (manual). `fixed`: the fix is made by `fix` (and is in
-    FileResult.fixed_source when the run rewrites). `cell`: notebook cell."""
-
-    __slots__ = ("code", "message", "filename", "row", "column", "end_row", "end_column",
-                 "applicability", "fixed", "cell")
-
-    def __init__(self, code, message, filename, row, column, end_row, end_column, applicability, fixed,
-                 cell=None) -> None:
-        self.code, self.message, self.filename = code, message, filename
-        self.row, self.column, self.end_row, self.end_column = row, column, end_row, end_column
-        self.applicability, self.fixed, self.cell = applicability, fixed, cell
+    @property
+    def rewrites(self) -> bool:
+        return self is not Mode.CHECK
 
 
 class FileResult:
-    __slots__ = ("path", "source", "fixed_source", "diagnostics", "error")
+    """One file's outcome. `findings`: what to show (check, diff: all, at
+    their places in the file read, `fixed` = fix applies them; fix: what is
+    left, at their places in the fixed file). `fixed`: findings fixed.
+    `cells`: for a changed notebook, (cell number, old, new) of each changed
+    code cell."""
+
+    __slots__ = ("path", "source", "fixed_source", "findings", "fixed", "error", "cells")
 
     def __init__(self, path: str, source: bytes = b"", fixed_source: bytes | None = None,
                  error: str | None = None) -> None:
         self.path = path
         self.source = source
         self.fixed_source = source if fixed_source is None else fixed_source
-        self.diagnostics: list[Diagnostic] = []
+        self.findings: list = []
+        self.fixed = 0
         self.error = error
+        self.cells: list[tuple[int, str, str]] = []
 
     @property
     def changed(self) -> bool:
@@ -59,131 +54,85 @@ class FileResult:
 
     def text(self, data: bytes) -> str:
         """Bytes as text for a diff, in the file's own encoding."""
-        import tokenize
-        from io import BytesIO
+        from ..codemod.source import SourceError, detect_encoding
 
         try:
-            encoding = tokenize.detect_encoding(BytesIO(data).readline)[0]
-        except SyntaxError:
+            encoding = detect_encoding(data)
+        except SourceError:
             encoding = "utf-8"
         return data.decode(encoding, errors="replace")
 
 
-def suppressions(text: str) -> dict[int, set[str]]:
-    """Line -> codes turned off there by `# noqa: CODE`, `# tfcompat: ignore[CODE]`;
-    a bare `# noqa` turns off all."""
-    found: dict[int, set[str]] = {}
-    if "noqa" not in text.lower() and "tfcompat:" not in text:
-        return found
-    pattern = re.compile(_NOQA, re.I)  # compiled here: only parsed files need it (re caches it)
-    for number, line in enumerate(text.splitlines(), start=1):
-        for match in pattern.finditer(line):
-            codes = match.group("noqa") if match.group("noqa") is not None else match.group("ignore")
-            if codes is None:
-                found.setdefault(number, set()).add(ALL)
-            else:
-                found.setdefault(number, set()).update(c.strip().upper() for c in codes.split(",") if c.strip())
-    return found
+def process_source(data: bytes, path: str, settings: Settings, mode: Mode,
+                   enabled: frozenset[str] | None = None) -> FileResult:
+    """The codemod on one file's bytes (.py or .ipynb), inside the error
+    boundary of its unit of work: never raises."""
+    try:
+        return _process(data, path, settings, mode, enabled if enabled is not None else settings.enabled())
+    except Exception as error:  # one file never stops the others
+        message = " ".join(f"{type(error).__name__}: {error}".split())[:300]
+        return FileResult(path, data, error=f"{path}:1:1: internal error: {message}")
 
 
-def _allow(settings: Settings, noqa: dict[int, set[str]]):
-    def allow(code: str, line: int) -> bool:
-        codes = noqa.get(line, ())
-        return settings.wants(code) and ALL not in codes and code not in codes
-
-    return allow
-
-
-def process_source(data: bytes, filename: str, settings: Settings, rewrite: bool = True) -> FileResult:
-    """The codemod on one file's bytes (.py or .ipynb). `rewrite=False`:
-    findings only (check), the bytes are not rewritten."""
-    result = FileResult(filename, data)
+def _process(data: bytes, path: str, settings: Settings, mode: Mode, enabled: frozenset[str]) -> FileResult:
+    result = FileResult(path, data)
     if not may_need_codemod(data):
         return result
-    from ..codemod import CodemodError, transform
+    from ..codemod import engine
+    from ..codemod.source import SourceError
 
+    fix = mode.rewrites
     try:
-        if filename.endswith(".ipynb"):
-            _process_notebook(result, settings, rewrite)
+        if path.endswith(".ipynb"):
+            from . import notebooks
+
+            try:
+                outcome, module = notebooks.run(data, settings, fix, enabled)
+            except notebooks.NotebookError as error:
+                result.error = f"{path}:1:1: {error}"
+                return result
+            result.cells = module.changed_cells() if module is not None else []
         else:
-            text = result.text(data)
-            outcome = transform(
-                data,
-                settings.target,
-                filename,
-                unsafe_fixes=settings.unsafe_fixes,
-                allow=_allow(settings, suppressions(text)),
-                rewrite=rewrite,
-            )
-            result.fixed_source = outcome.source
-            result.diagnostics = [_diagnostic(f, filename) for f in outcome.findings]
-    except CodemodError as error:
-        result.error = str(error)
-        result.fixed_source = data
+            outcome = engine.run(data, settings.target, path, wants=enabled.__contains__,
+                                 unsafe_fixes=settings.unsafe_fixes, fix=fix)
+    except SourceError as error:
+        result.error = f"{path}:{error.line}:{error.column}: {error.message}"
+        return result
+    result.fixed_source = outcome.source
+    if mode is Mode.FIX:
+        result.findings = outcome.remaining
+        result.fixed = sum(f.fixed for f in outcome.findings) if result.changed else 0
+    else:
+        result.findings = outcome.findings
     return result
 
 
-def _process_notebook(result: FileResult, settings: Settings, rewrite: bool) -> None:
-    from . import notebooks
-    from ..codemod import CodemodError, transform
+def _process_item(item: tuple) -> FileResult:
+    path, data, settings, mode, enabled = item
+    return process_source(data, path, settings, mode, enabled)
+
+
+def _worker_init() -> None:
+    """Workers die with their parent (a killed `fix` leaves none behind, and
+    none holds the caller's pipes) and do not read standard input."""
+    import signal
 
     try:
-        notebook = notebooks.load(result.source)
-    except notebooks.NotebookError as error:
-        raise CodemodError(result.path, 1, 1, str(error)) from None
-    if not notebook.cells:
-        return
-    module = notebooks.to_module(notebook)
-    try:
-        outcome = transform(
-            module.encode("utf-8"),
-            settings.target,
-            result.path,
-            unsafe_fixes=settings.unsafe_fixes,
-            allow=_allow(settings, suppressions(module)),
-            rewrite=rewrite,
-        )
-    except CodemodError as error:
-        cell, line = notebooks.cell_of_line(notebook, module, error.line)
-        raise CodemodError(result.path, line, error.column, f"cell {cell}: {error.message}") from None
-    new_module = outcome.source.decode("utf-8")
-    for finding in outcome.findings:
-        diagnostic = _diagnostic(finding, result.path)
-        diagnostic.cell, diagnostic.row = notebooks.cell_of_line(notebook, module, finding.start.line)
-        diagnostic.end_row = diagnostic.row + finding.end.line - finding.start.line
-        result.diagnostics.append(diagnostic)
-    try:
-        result.fixed_source = notebooks.from_module(notebook, new_module)
-    except notebooks.NotebookError as error:
-        raise CodemodError(result.path, 1, 1, str(error)) from None
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    devnull = os.open(os.devnull, os.O_RDWR)
+    os.dup2(devnull, 0)
 
 
-def _diagnostic(finding, filename: str) -> Diagnostic:
-    return Diagnostic(
-        finding.code,
-        finding.message,
-        filename,
-        finding.start.line,
-        finding.start.column,
-        finding.end.line,
-        finding.end.column,
-        str(finding.applicability),
-        finding.fixed,
-    )
-
-
-def _process_path(item: tuple[str, bytes, Settings, bool]) -> FileResult:
-    path, data, settings, rewrite = item
-    try:
-        return process_source(data, path, settings, rewrite)
-    except Exception as error:  # one file never stops the others
-        return FileResult(path, data, error=f"{path}:1:1: internal error: {type(error).__name__}: {error}")
-
-
-def run(paths: Iterable[str], settings: Settings, jobs: int | None = None, rewrite: bool = True) -> Iterator[FileResult]:
+def run(paths: Iterable[str], settings: Settings, mode: Mode, jobs: int | None = None) -> Iterator[FileResult]:
     """Results for `paths`, in order. Clean files are settled here by the byte
     test; the others are parsed in `jobs` processes (default: CPU count)."""
-    items: list[tuple[str, bytes, Settings, bool] | FileResult] = []
+    enabled = settings.enabled()
+    items: list[tuple | FileResult] = []
     for path in paths:
         try:
             data = read_bytes(path)
@@ -191,20 +140,51 @@ def run(paths: Iterable[str], settings: Settings, jobs: int | None = None, rewri
             items.append(FileResult(path, error=str(error)))
             continue
         if may_need_codemod(data):
-            items.append((path, data, settings, rewrite))
+            items.append((path, data, settings, mode, enabled))
         else:
             items.append(FileResult(path))  # nothing to change: its bytes are not kept
     work = [item for item in items if isinstance(item, tuple)]
     jobs = jobs or os.cpu_count() or 1
     if len(work) > 1 and jobs > 1:
-        from concurrent.futures import ProcessPoolExecutor
-
-        from ..codemod import api, rewrite  # noqa: F401  imported once here, inherited by the forked workers
-
-        with ProcessPoolExecutor(max_workers=min(jobs, len(work))) as pool:
-            done = iter(pool.map(_process_path, work, chunksize=max(1, len(work) // (jobs * 4))))
-            for item in items:
-                yield next(done) if isinstance(item, tuple) else item
+        done = iter(_in_pool(work, min(jobs, len(work))))
+        for item in items:
+            yield next(done) if isinstance(item, tuple) else item
     else:
         for item in items:
-            yield _process_path(item) if isinstance(item, tuple) else item
+            yield _process_item(item) if isinstance(item, tuple) else item
+
+
+def _in_pool(work: list[tuple], jobs: int) -> Iterator[FileResult]:
+    """Results of `work` in order from a process pool. A worker that dies
+    (a crash in native code) breaks the pool: the files it left unfinished
+    are run again one process each, so the one that kills its process is
+    reported, and the others are done."""
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    from ..codemod import engine  # noqa: F401  imported once here, inherited by the forked workers
+
+    results: dict[int, FileResult] = {}
+    with ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init) as pool:
+        futures = [pool.submit(_process_item, item) for item in work]
+        for index, future in enumerate(futures):
+            try:
+                results[index] = future.result()
+            except BrokenProcessPool:
+                break
+            yield results[index]
+    for index in range(len(results), len(work)):
+        yield _isolated(work[index])
+
+
+def _isolated(item: tuple) -> FileResult:
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    with ProcessPoolExecutor(max_workers=1, initializer=_worker_init) as pool:
+        try:
+            return pool.submit(_process_item, item).result()
+        except BrokenProcessPool:
+            path, data = item[0], item[1]
+            return FileResult(path, data, error=f"{path}:1:1: internal error: the process working on this "
+                              "file died (a crash in native code); not rewritten")

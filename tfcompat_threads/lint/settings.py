@@ -1,65 +1,70 @@
 """Settings of a run: `[tool.tfcompat-threads]` in pyproject.toml (found from
-the first path upwards), under the command line's options."""
+the first path upwards), under the command line's options.
+
+The names of the settings are the fields of `Settings` (`extend_exclude` is
+`extend-exclude` in the file); a setting that is misspelled, of the wrong
+type, or a rule code that does not exist is an error, never ignored.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from .files import Excludes
 
 SECTION = "tool.tfcompat-threads"
-KEYS = {
-    "target": str,
-    "exclude": list,
-    "extend-exclude": list,
-    "select": list,
-    "ignore": list,
-    "unsafe-fixes": bool,
-}
 DEFAULT_EXCLUDE = (".git", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", "build", "dist", "__pycache__")
+TARGETS = ("native", "shim")
 
 
 class SettingsError(Exception):
-    pass
+    """A settings file or option that cannot be used; the message names it."""
 
 
+@dataclasses.dataclass(frozen=True)
 class Settings:
-    """A plain class (no dataclasses import on the pre-commit path)."""
-
-    FIELDS = ("target", "exclude", "extend_exclude", "select", "ignore", "unsafe_fixes")
-
-    def __init__(
-        self,
-        target: str = "native",
-        exclude: tuple[str, ...] = DEFAULT_EXCLUDE,
-        extend_exclude: tuple[str, ...] = (),
-        select: tuple[str, ...] = (),
-        ignore: tuple[str, ...] = (),
-        unsafe_fixes: bool = False,
-        source: Path | None = None,
-    ) -> None:
-        self.target = target
-        self.exclude = exclude
-        self.extend_exclude = extend_exclude
-        self.select = select
-        self.ignore = ignore
-        self.unsafe_fixes = unsafe_fixes
-        self.source = source
-        """The pyproject.toml the settings came from."""
+    target: str = "native"
+    exclude: tuple[str, ...] = DEFAULT_EXCLUDE
+    extend_exclude: tuple[str, ...] = ()
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    unsafe_fixes: bool = False
+    source: Path | None = dataclasses.field(default=None, compare=False)
+    """The pyproject.toml the settings came from."""
 
     def replace(self, **changes) -> Settings:
-        values = {name: getattr(self, name) for name in (*self.FIELDS, "source")}
-        return Settings(**{**values, **changes})
+        return dataclasses.replace(self, **changes)
 
     @property
     def excludes(self) -> Excludes:
         return Excludes(self.exclude + self.extend_exclude)
 
-    def wants(self, code: str) -> bool:
-        """--select / --ignore, by code or code prefix (TFT1 = TFT101 ... TFT107)."""
-        if self.select and not any(code.startswith(s) for s in self.select):
-            return False
-        return not any(code.startswith(i) for i in self.ignore)
+    def enabled(self) -> frozenset[str]:
+        """The rule codes this run reports: select (all when empty), less ignore."""
+        from ..codemod.rules import RULES, expand
+
+        chosen = frozenset(RULES) if not self.select else frozenset().union(*map(expand, self.select))
+        return chosen - frozenset().union(*map(expand, self.ignore)) if self.ignore else chosen
+
+
+# The file's keys, derived from the fields: what the file may set, and as what type.
+FILE_KEYS = {
+    field.name.replace("_", "-"): field
+    for field in dataclasses.fields(Settings)
+    if field.name != "source"
+}
+
+
+def check_codes(selectors, where: str) -> None:
+    """Every selector names a rule (a code, a prefix, a name, an old code)."""
+    from ..codemod.rules import UnknownCode, expand
+
+    for selector in selectors:
+        try:
+            expand(selector)
+        except UnknownCode as error:
+            raise SettingsError(f"{where}: {error}") from None
 
 
 def find_pyproject(start: Path) -> Path | None:
@@ -80,47 +85,49 @@ def load(start: Path) -> Settings:
     table = _read_section(path)
     values = {}
     for key, value in table.items():
-        if key not in KEYS:
-            raise SettingsError(f"{path}: [{SECTION}] has no setting {key!r} (known: {', '.join(KEYS)})")
-        if not isinstance(value, KEYS[key]) or (
-            KEYS[key] is list and not all(isinstance(item, str) for item in value)
-        ):
-            raise SettingsError(f"{path}: [{SECTION}] {key} must be a {KEYS[key].__name__}")
-        values[key.replace("-", "_")] = tuple(value) if isinstance(value, list) else value
-    if values.get("target", "native") not in ("native", "shim"):
+        field = FILE_KEYS.get(key)
+        if field is None:
+            raise SettingsError(f"{path}: [{SECTION}] has no setting {key!r} (known: {', '.join(FILE_KEYS)})")
+        expected = bool if field.type == "bool" else str if field.type == "str" else list
+        if expected is list:
+            if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+                raise SettingsError(f"{path}: [{SECTION}] {key} must be a list of strings")
+            value = tuple(value)
+        elif not isinstance(value, expected):
+            raise SettingsError(f"{path}: [{SECTION}] {key} must be a {expected.__name__}")
+        values[field.name] = value
+    if values.get("target", "native") not in TARGETS:
         raise SettingsError(f"{path}: [{SECTION}] target must be \"native\" or \"shim\"")
+    for key in ("select", "ignore"):
+        check_codes(values.get(key, ()), f"{path}: [{SECTION}] {key}")
     return Settings(source=path, **values)
 
 
 def _read_section(path: Path) -> dict:
-    text = path.read_text(encoding="utf-8")
-    if f"[{SECTION}]" not in text and '"tfcompat-threads"' not in text:
+    try:
+        raw = path.read_bytes()
+    except OSError as error:
+        raise SettingsError(f"{path}: cannot read: {error.strerror or error}") from None
+    if b"tfcompat-threads" not in raw and b"tfcompat_threads" not in raw:
         return {}
     try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise SettingsError(f"{path}: not UTF-8 ({error.reason} at byte {error.start})") from None
+    try:
         import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        return _parse_section(text, path)
+    except ModuleNotFoundError:  # Python 3.10: the same parser, as a package
+        import tomli as tomllib
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
-        raise SettingsError(f"{path}: {error}") from None
-    return data.get("tool", {}).get("tfcompat-threads", {})
-
-
-def _parse_section(text: str, path: Path) -> dict:
-    """The subset of TOML this section uses (strings, booleans, lists of
-    strings), for Pythons without tomllib."""
-    import ast
-    import re
-    match = re.search(r"^\[tool\.tfcompat-threads\][ \t]*$(.*?)(?=^\[|\Z)", text, re.M | re.S)
-    if match is None:
-        return {}
-    body = re.sub(r"(?m)#.*$", "", match.group(1))
-    table = {}
-    for key, value in re.findall(r"(?ms)^\s*([\w-]+)\s*=\s*(\[.*?\]|\"[^\"]*\"|'[^']*'|true|false)", body):
-        literal = {"true": "True", "false": "False"}.get(value, value)
-        try:
-            table[key] = ast.literal_eval(literal)
-        except (ValueError, SyntaxError):
-            raise SettingsError(f"{path}: [{SECTION}] {key}: cannot read {value!r}") from None
-    return table
+        raise SettingsError(f"{path}: invalid TOML: {error}") from None
+    tool = data.get("tool", {})
+    if not isinstance(tool, dict):
+        raise SettingsError(f"{path}: `tool` must be a table")
+    if "tfcompat_threads" in tool:
+        raise SettingsError(f"{path}: the section is [{SECTION}] (with a dash), not [tool.tfcompat_threads]")
+    section = tool.get("tfcompat-threads", {})
+    if not isinstance(section, dict):
+        raise SettingsError(f"{path}: [{SECTION}] must be a table")
+    return section

@@ -1,0 +1,352 @@
+"""Check and fix one module: every rule's findings, one filtering pass
+(select, ignore, noqa, unsafe), then the kept fixes applied as edits onto the
+original bytes. `check`, `diff` and `fix` all go through `run`, so what
+`check` marks fixable is exactly what `fix` applies."""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable
+
+from ..options import Applicability
+from .analysis import Analysis
+from .context import Context, StatementEdit
+from .findings import EnsureImport, Finding, MoveImport
+from .source import Edit, Source, SourceError
+
+TARGETS = ("native", "shim")
+ALL = "ALL"
+_NOQA = re.compile(
+    r"#\s*(?:noqa(?::\s*(?P<noqa>[A-Za-z]+[0-9]+(?:\s*,\s*[A-Za-z]+[0-9]+)*))?"
+    r"|tfcompat:\s*ignore\[(?P<ignore>[^\]]*)\])",
+    re.I,
+)
+MAX_ROUNDS = 4
+
+
+class Outcome:
+    """What `run` found and made. `findings`: at their places in the bytes
+    given, each `fixed` when its fix is (or, without `fix`, would be)
+    applied. `remaining`: after `fix`, the findings of the new bytes (None
+    when nothing was fixed: then they are the findings not fixed)."""
+
+    __slots__ = ("findings", "source", "remaining")
+
+    def __init__(self, findings: list[Finding], source: bytes, remaining: list[Finding] | None = None) -> None:
+        self.findings = findings
+        self.source = source
+        self.remaining = remaining if remaining is not None else [f for f in findings if not f.fixed]
+
+
+def lint(source: Source, target: str) -> tuple[Context, list[Finding]]:
+    """Every finding of every rule, with its fix, unfiltered."""
+    from .rules import RULES
+
+    context = Context(source, Analysis(source), target)
+    findings = [finding for rule in RULES.values() for finding in rule.check(context)]
+    findings.sort(key=Finding.sort_key)
+    return context, findings
+
+
+def suppressions(text: str) -> dict[int, set[str]]:
+    """Line -> codes turned off there by `# noqa: CODE`, `# tfcompat: ignore[CODE]`
+    (old codes through the rules' redirects); a bare `# noqa` turns off all."""
+    found: dict[int, set[str]] = {}
+    if "noqa" not in text.lower() and "tfcompat:" not in text:
+        return found
+    from .rules import REDIRECTS
+
+    for number, line in enumerate(text.splitlines(), start=1):
+        for match in _NOQA.finditer(line):
+            codes = match.group("noqa") if match.group("noqa") is not None else match.group("ignore")
+            if codes is None:
+                found.setdefault(number, set()).add(ALL)
+                continue
+            for code in codes.split(","):
+                code = code.strip().upper()
+                if code:
+                    found.setdefault(number, set()).add(REDIRECTS.get(code, code))
+    return found
+
+
+def select(findings: list[Finding], wants: Callable[[str], bool], noqa: dict[int, set[str]],
+           unsafe_fixes: bool) -> list[Finding]:
+    """The findings to report, each marked `fixed` when `fix` applies its fix.
+    A finding covered by others (their fix makes it moot) goes when they are
+    kept (and, for "fixed", applied)."""
+    kept = []
+    for finding in findings:
+        codes = noqa.get(finding.noqa_row, ())
+        if wants(finding.code) and ALL not in codes and finding.code not in codes:
+            kept.append(finding)
+    reported = {f.key for f in kept if f.key}
+    applied = {f.key for f in kept if f.key and _applies(f, unsafe_fixes)}
+    out = []
+    for finding in kept:
+        cover = finding.cover
+        if cover is not None and all(k in (applied if cover.when == "fixed" else reported) for k in cover.keys):
+            continue
+        finding.fixed = _applies(finding, unsafe_fixes)
+        out.append(finding)
+    return out
+
+
+def _applies(finding: Finding, unsafe_fixes: bool) -> bool:
+    fix = finding.fix
+    return fix is not None and (fix.applicability is Applicability.SAFE or (
+        unsafe_fixes and fix.applicability is Applicability.UNSAFE))
+
+
+class Module:
+    """A .py file as the engine reads and edits it. A notebook has its own
+    (`lint/notebooks.py`): the same two methods over its code cells."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    def code(self) -> bytes:
+        return self.data
+
+    def apply(self, source: Source, edits: list) -> bool:
+        new = source.apply(edits)
+        newline = source.newline.encode()
+        if not source.data.endswith((b"\n", b"\r")) and new.endswith(newline) and any(
+            e.end == len(source.text) for e in edits
+        ):
+            new = new[: -len(newline)]  # no final line ending before: none after
+        changed = new != self.data
+        self.data = new
+        return changed
+
+
+def run(document: bytes | Module, target: str = "native", filename: str | None = None, *,
+        wants: Callable[[str], bool] = lambda code: True, unsafe_fixes: bool = False,
+        fix: bool = True, noqa: bool = True) -> Outcome:
+    """Findings of one module and, with `fix`, the fixed module (a .py file's
+    bytes, or a `Module`-like document such as a notebook, edited in place).
+    Raises SourceError for code that cannot be decoded or parsed, and never
+    hands back code that does not parse."""
+    if target not in TARGETS:
+        raise ValueError(f"target must be one of {TARGETS}, not {target!r}")
+    module = Module(document) if isinstance(document, bytes) else document
+
+    def round_(source: Source) -> tuple[Context, list[Finding]]:
+        context, found = lint(source, target)
+        return context, select(found, wants, suppressions(source.text) if noqa else {}, unsafe_fixes)
+
+    context, findings = round_(Source(module.code(), filename))
+    if not fix or not any(f.fixed for f in findings):
+        return Outcome(findings, module.code())
+    first = final = findings
+    for _ in range(MAX_ROUNDS):
+        edits, skipped = apply(context, final)
+        for finding in skipped:
+            finding.fixed = False
+        if not module.apply(context.source, edits):
+            break
+        context, final = round_(_reparsed(module.code(), filename))
+        if not any(f.fixed for f in final):
+            break
+    if final is first:
+        return Outcome(first, module.code())
+    for finding in final:
+        finding.fixed = False
+    return Outcome(first, module.code(), final)
+
+
+def _reparsed(data: bytes, filename: str | None) -> Source:
+    """The fixed bytes, parsed: a fix never hands back code that does not parse."""
+    try:
+        return Source(data, filename)
+    except SourceError as error:
+        raise SourceError(error.line, error.column,
+                          f"internal error: the fix would not parse ({error.message}); not rewritten") from None
+
+
+# -- applying fixes -----------------------------------------------------------------------
+
+
+def apply(context: Context, findings: list[Finding]) -> tuple[list, list[Finding]]:
+    """The text edits that make the fixes of `findings` marked fixed (import
+    statements and empty blocks included); the findings whose edits overlap
+    an earlier fix's (left for another round)."""
+    source = context.source
+    text_edits: list = []
+    ensure: set[EnsureImport] = set()
+    moves: dict[int, set[str]] = {}
+    taken: list[tuple[int, int]] = []
+    skipped: list[Finding] = []
+    seen: set = set()
+    for finding in sorted((f for f in findings if f.fixed), key=_first_edit):
+        mine = [e for e in finding.fix.edits if not isinstance(e, (EnsureImport, MoveImport)) and e not in seen]
+        if any(_overlaps(e, taken) for e in mine):
+            skipped.append(finding)
+            continue
+        for edit in finding.fix.edits:
+            if isinstance(edit, EnsureImport):
+                ensure.add(edit)
+            elif isinstance(edit, MoveImport):
+                moves.setdefault(edit.statement, set()).add(edit.name)
+        for edit in mine:
+            seen.add(edit)
+            taken.append((edit.start, edit.end))
+            text_edits.append(edit)
+    text_edits += _import_edits(context, text_edits, moves)
+    text_edits = _with_pass(text_edits, source.newline)
+    text_edits += _ensure_imports(source, sorted(ensure, key=str))
+    return text_edits, skipped
+
+
+def _first_edit(finding: Finding):
+    starts = [e.start for e in finding.fix.edits if isinstance(e, (Edit, StatementEdit))]
+    return (min(starts) if starts else -1, finding.code)
+
+
+def _overlaps(edit, taken: list[tuple[int, int]]) -> bool:
+    for start, end in taken:
+        if edit.start < end and start < edit.end:
+            return True
+        if edit.start == edit.end == start == end:
+            return True
+    return False
+
+
+def _with_pass(edits: list, newline: str) -> list:
+    """A block whose every statement a fix removed gets a `pass`."""
+    by_block: dict[tuple, list[StatementEdit]] = {}
+    for edit in edits:
+        if isinstance(edit, StatementEdit):
+            by_block.setdefault(edit.block, []).append(edit)
+    out = [e for e in edits if not isinstance(e, StatementEdit)]
+    for (_, kind, size), members in by_block.items():
+        members.sort(key=lambda e: e.start)
+        if kind != "module" and len(members) == size and not any(e.has_code for e in members):
+            last = members[-1]
+            members[-1] = last._replace(content=last.content + last.indent + "pass" + newline)
+        out += members
+    return out
+
+
+# -- imports ------------------------------------------------------------------------------
+
+
+def _import_edits(context: Context, edits: list, moves: dict[int, set[str]]) -> list:
+    """Import statements rewritten: names that only the applied edits used
+    go (only those), TF1-only names move to tensorflow.compat.v1."""
+    source = context.source
+    ranges = sorted((e.start, e.end) for e in edits if e.end > e.start)
+    contents = "\n".join(e.content for e in edits)
+    out = []
+    for node in context.analysis.imports:
+        start = source.start(node)
+        if _inside(start, ranges):
+            continue
+        moved = moves.get(start, set())
+        unused = {(alias.name, alias.asname) for alias in node.names
+                  if _made_unused(context, node, alias, ranges, contents)}
+        if moved or unused:
+            edit = _rewrite_import(context, node, unused, moved)
+            if edit is not None:
+                out.append(edit)
+    return out
+
+
+def _made_unused(context: Context, node, alias, ranges, contents: str) -> bool:
+    """The alias was read before the edits and is read nowhere after them."""
+    if alias.name == "*" or (type(node) is ast.ImportFrom and node.module == "__future__"):
+        return False
+    bound = alias.asname or (alias.name if type(node) is ast.ImportFrom else alias.name.split(".")[0])
+    scope = context.analysis.scope_of(node)
+    references = [n for b in scope.bindings.get(bound, []) if b.node is node for n in b.references] if scope else []
+    if not references:
+        return False
+    source = context.source
+    if any(not _inside(source.start(r), ranges) for r in references):
+        return False
+    return re.search(rf"(?<![\w.]){re.escape(bound)}\b", contents) is None
+
+
+def _inside(offset: int, ranges: list[tuple[int, int]]) -> bool:
+    import bisect
+
+    index = bisect.bisect_right(ranges, (offset, float("inf"))) - 1
+    return index >= 0 and ranges[index][0] <= offset < ranges[index][1]
+
+
+def _rewrite_import(context: Context, node, unused: set[tuple], moved: set[str]) -> StatementEdit | None:
+    """The import statement without its unused names, and its moved names in
+    a `from tensorflow.compat.v1 import` after it. libcst rewrites it, so the
+    comments and layout of what stays are kept."""
+    if context.analysis.editable_statement(node) is None:
+        return None  # shares its line: left as it is
+    import libcst as cst
+
+    source = context.source
+    start, end = source.line_start(source.start(node)), source.line_end(source.end(node))
+    try:
+        line = cst.parse_module(source.text[source.start(node):end].rstrip("\r\n") + "\n").body[0]
+    except cst.ParserSyntaxError:
+        return None
+    statement = line.body[0]
+    code = cst.Module([]).code_for_node
+
+    def key(alias) -> tuple:
+        return (code(alias.name), alias.asname.name.value if alias.asname else None)
+
+    kept = [a for a in statement.names if key(a) not in unused]
+    move = [a for a in kept if isinstance(statement, cst.ImportFrom) and code(a.name) in moved]
+    kept = [a for a in kept if a not in move]
+    lines = []
+    if kept:
+        lines.append(_import_code(line, statement, kept, keep_comment=True))
+    if move:
+        compat = cst.ImportFrom(module=cst.parse_expression("tensorflow.compat.v1"), names=move)
+        lines.append(_import_code(line, compat, move, keep_comment=not kept))
+    indent = source.indent_of(node)
+    return context.statement_edit(node, [(indent + text, True) for text in lines])
+
+
+def _import_code(line, node, names, keep_comment: bool) -> str:
+    import libcst as cst
+
+    names = [*names[:-1], names[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)]
+    if isinstance(node, cst.ImportFrom) and node.rpar is not None and len(names) == 1:
+        node = node.with_changes(lpar=None, rpar=None)
+    statement = line.with_changes(body=[node.with_changes(names=names)], leading_lines=())
+    if not keep_comment:
+        statement = statement.with_changes(trailing_whitespace=cst.TrailingWhitespace())
+    return cst.Module([statement]).code.rstrip("\r\n")
+
+
+def _ensure_imports(source: Source, wanted: list[EnsureImport]) -> list[Edit]:
+    """`import module [as asname]` after the imports at the top of the module,
+    unless it is there already."""
+    body = source.tree.body
+    present = {(a.name, a.asname) for s in body if type(s) is ast.Import for a in s.names}
+    wanted = [w for w in wanted if (w.module, w.asname) not in present]
+    if not wanted:
+        return []
+    lines = "".join(f"import {w.module}" + (f" as {w.asname}" if w.asname else "") + source.newline for w in wanted)
+    start = 1 if body and _is_docstring(body[0]) else 0
+    end = start
+    while end < len(body) and type(body[end]) in (ast.Import, ast.ImportFrom):
+        end += 1
+    if end > start:
+        return [Edit(source.line_end(source.end(body[end - 1])), source.line_end(source.end(body[end - 1])), lines)]
+    if start == 1:
+        offset = source.line_end(source.end(body[0]))
+        follows = end < len(body) and source.line_start(source.start(body[end])) == offset
+        return [Edit(offset, offset, lines + (source.newline if follows else ""))]
+    if not body:
+        return [Edit(len(source.text), len(source.text), lines)]
+    offset = source.line_start(source.start(body[0]))
+    return [Edit(offset, offset, lines + source.newline)]
+
+
+def _is_docstring(statement) -> bool:
+    return (
+        type(statement) is ast.Expr
+        and type(statement.value) is ast.Constant
+        and isinstance(statement.value.value, str)
+    )

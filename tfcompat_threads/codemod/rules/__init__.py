@@ -1,0 +1,127 @@
+"""The rules: one module each, registered here.
+
+A rule is a `Rule` subclass with its code, a name that names the pattern
+("allow config-only-session" reads right), its documentation (what it does,
+why it matters, an example, what to use instead, fix safety), examples that
+are tests (`valid`: no finding; `invalid`: a finding, and the fixed code) and
+`check(context)`, which yields findings with their fixes attached. Adding a
+rule = adding one module and one line to `_MODULES`.
+
+Codes are stable; a code or name that changed keeps working in noqa
+comments, `--select`/`--ignore` and settings through `REDIRECTS`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from importlib import import_module
+from typing import TYPE_CHECKING, NamedTuple
+
+from ..findings import ERROR, WARNING
+
+if TYPE_CHECKING:
+    from ..context import Context
+    from ..findings import Finding
+
+__all__ = ["ERROR", "WARNING", "Example", "REDIRECTS", "RULES", "Rule", "UnknownCode", "expand"]
+
+
+class Example(NamedTuple):
+    """Code a rule reports (`source`), and what `fix` makes of it for each
+    target (None: not checked for that target; equal to `source`: no fix)."""
+
+    source: str
+    native: str | None = None
+    shim: str | None = None
+
+
+class Rule:
+    code: str = ""
+    name: str = ""
+    severity: str = WARNING
+    summary: str = ""
+    """One line: the pattern, as the rules table shows it."""
+    what: str = ""
+    why: str = ""
+    example: str = ""
+    use_instead: str = ""
+    fix_safety: str = ""
+    fixable: str = "no"
+    """Whether findings carry a fix: "no", "yes (safe)", "yes (safe or unsafe)"."""
+    valid: tuple[str, ...] = ()
+    invalid: tuple[Example, ...] = ()
+
+    def check(self, context: Context) -> Iterator[Finding]:
+        raise NotImplementedError
+
+    @property
+    def anchor(self) -> str:
+        """The README anchor of the rule's documentation."""
+        return f"{self.code.lower()}-{self.name}"
+
+
+_MODULES = (
+    "config_only_session",
+    "tf1_only_name",
+    "keras_set_session",
+    "enable_eager_with_config",
+    "unfollowed_config",
+    "config_from_kwargs",
+    "unmappable_field",
+    "estimator_session_config",
+    "thread_setting_after_first_op",
+)
+
+
+def _load() -> dict[str, Rule]:
+    rules = {}
+    for name in _MODULES:
+        module = import_module(f".{name}", __name__)
+        rule = module.RULE
+        rules[rule.code] = rule
+    return rules
+
+
+RULES: dict[str, Rule] = _load()
+BY_NAME: dict[str, Rule] = {rule.name: rule for rule in RULES.values()}
+
+# Codes of 0.1 -> codes now (0.1's TFT1xx meant "no fix": a code no longer
+# says whether a fix exists). Old codes keep working wherever codes are read.
+REDIRECTS: dict[str, str] = {
+    "TFT101": "TFT007",
+    "TFT102": "TFT006",
+    "TFT103": "TFT004",
+    "TFT104": "TFT009",
+    "TFT105": "TFT003",
+    "TFT106": "TFT005",
+    "TFT107": "TFT008",
+}
+
+
+class UnknownCode(ValueError):
+    """A code, prefix or name that matches no rule; the message suggests one."""
+
+
+def expand(selector: str) -> frozenset[str]:
+    """The codes a selector means: "ALL", a code, a code prefix (`TFT00`), a
+    rule name, or an old code / old prefix (through REDIRECTS)."""
+    text = selector.strip()
+    if text.upper() == "ALL":
+        return frozenset(RULES)
+    if text in BY_NAME:
+        return frozenset({BY_NAME[text].code})
+    upper = text.upper()
+    found = {code for code in RULES if code.startswith(upper)}
+    found |= {new for old, new in REDIRECTS.items() if old.startswith(upper)}
+    if not found or not upper.startswith("TFT"):
+        raise UnknownCode(_unknown(text))
+    return frozenset(found)
+
+
+def _unknown(text: str) -> str:
+    import difflib
+
+    candidates = [*RULES, *BY_NAME, *REDIRECTS]
+    close = difflib.get_close_matches(text.upper() if text.upper().startswith("TFT") else text, candidates, n=1)
+    hint = f"; did you mean {close[0]}?" if close else "; `tfcompat-threads rule --all` lists the rules"
+    return f"unknown rule code or name {text!r}{hint}"

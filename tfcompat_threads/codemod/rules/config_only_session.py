@@ -1,0 +1,91 @@
+"""TFT001 config-only-session."""
+
+from __future__ import annotations
+
+from ...options import Applicability
+from ..context import SHIM_MODULE
+from ..findings import ERROR, EnsureImport, Fix
+from ..symbols import SHIM_NAMES
+from . import Example, Rule
+
+
+class ConfigOnlySession(Rule):
+    code = "TFT001"
+    name = "config-only-session"
+    severity = ERROR
+    summary = "A session made only to carry a ConfigProto (passed to Keras' set_session, or never used)."
+    what = (
+        "Finds a `Session` / `InteractiveSession` whose only job is to carry a `ConfigProto`: it is passed "
+        "to Keras' `set_session`, or never used at all."
+    )
+    why = (
+        "On TensorFlow 2 eager ops never see a session's config: the thread and placement settings silently "
+        "do nothing, and the session starts a second inter-op pool. With Keras 3 (TF >= 2.16) `set_session` "
+        "does not exist at all."
+    )
+    example = """\
+config = tf.ConfigProto(intra_op_parallelism_threads=2)
+K.set_session(tf.Session(config=config))
+"""
+    use_instead = """\
+tf.config.threading.set_intra_op_parallelism_threads(2)
+"""
+    fixable = "yes (safe or unsafe)"
+    fix_safety = (
+        "native: each field becomes its TF2 call where it was set, and the session and `set_session` go. "
+        "Unsafe when a field has no TF2 call (it is left as a comment) or a mapping differs in a documented "
+        "way, or the settings come after the first op; then applied only with `--unsafe-fixes`. "
+        "shim: always safe, `tfcompat_threads` applies the config process-wide."
+    )
+    valid = (
+        "import tensorflow as tf\ntf.config.threading.set_intra_op_parallelism_threads(2)\n",
+        "import tensorflow as tf\nconfig = tf.compat.v1.ConfigProto(intra_op_parallelism_threads=2)\n"
+        "with tf.compat.v1.Session(config=config) as sess:\n    sess.run(op)\n",
+    )
+    invalid = (
+        Example(
+            "import tensorflow as tf\nfrom keras import backend as K\n\n"
+            "config = tf.ConfigProto(intra_op_parallelism_threads=2)\nK.set_session(tf.Session(config=config))\n",
+            native="import tensorflow as tf\n\ntf.config.threading.set_intra_op_parallelism_threads(2)\n",
+            shim="import tfcompat_threads\n\n"
+            "config = tfcompat_threads.ConfigProto(intra_op_parallelism_threads=2)\n"
+            "tfcompat_threads.set_session(tfcompat_threads.Session(config=config))\n",
+        ),
+    )
+
+    def check(self, context):
+        for unit in context.config_only_units:
+            plan = context.plans[unit]
+            first = unit.sessions[0]
+            kind = context.analysis.symbol(first.func).name
+            how = "the TF2 calls" if context.target == "native" else "tfcompat_threads"
+            help = ""
+            if context.target == "shim":
+                edits = [
+                    context.shim_call_edit(call, SHIM_NAMES[symbol.name])
+                    for call in unit.calls
+                    if (symbol := context.analysis.symbol(call.func)) is not None and symbol.name in SHIM_NAMES
+                ]
+                fix = Fix(Applicability.SAFE, "tfcompat_threads applies the config process-wide",
+                          [*edits, EnsureImport(SHIM_MODULE, None)])
+            elif plan.tf_missing:
+                fix = None
+                help = ("no free name for TensorFlow here (`tf` and `tensorflow` are both taken): import "
+                        "tensorflow under another name, or use `--target shim`")
+            else:
+                fix = Fix(plan.applicability, "the TF2 calls, where each field was set", plan.edits,
+                          blocked_by=plan.blocked_by)
+                if plan.applicability is not Applicability.SAFE:
+                    help = (f"the native fix is unsafe ({plan.blocked_by}): review it with `diff --unsafe-fixes`, "
+                            "apply it with `fix --unsafe-fixes`, or use `--target shim`")
+            yield context.finding(
+                self.code,
+                first,
+                f"{kind} made only to carry its config: on TF2 its settings do nothing for eager ops (fix: {how})",
+                fix,
+                help=help,
+                key=context.unit_key(unit),
+            )
+
+
+RULE = ConfigOnlySession()

@@ -1,0 +1,47 @@
+"""TFT004 enable-eager-with-config."""
+
+from __future__ import annotations
+
+import ast
+
+from .. import symbols as sym
+from ..findings import ERROR
+from . import Rule
+
+
+class EnableEagerWithConfig(Rule):
+    code = "TFT004"
+    name = "enable-eager-with-config"
+    severity = ERROR
+    summary = "enable_eager_execution(config=...): on TF2 the config is ignored."
+    what = "Finds `tf.enable_eager_execution(config=...)` (or the config as first argument)."
+    why = (
+        "On TensorFlow 2 eager execution is already on, and `tf.compat.v1.enable_eager_execution` ignores its "
+        "config: the thread and placement settings silently do nothing."
+    )
+    example = """\
+config = tf.ConfigProto(intra_op_parallelism_threads=2)
+tf.enable_eager_execution(config=config)
+"""
+    use_instead = """\
+tf.config.threading.set_intra_op_parallelism_threads(2)
+"""
+    fix_safety = "No automatic fix yet: the config may be used elsewhere too."
+    valid = ("import tensorflow as tf\ntf.compat.v1.enable_eager_execution()\n",)
+    invalid = ()
+
+    def check(self, context):
+        for call, symbol in context.analysis.calls:
+            if symbol.name != sym.ENABLE_EAGER:
+                continue
+            if any(k.arg == "config" for k in call.keywords) or (call.args and type(call.args[0]) is not ast.Starred):
+                yield context.finding(
+                    self.code,
+                    call,
+                    "enable_eager_execution(config=...) ignores its config on TF2 (eager is already on)",
+                    help="call tfcompat_threads.configure(config) before the first op, or make the TF2 calls "
+                    "(tf.config.threading ...) there",
+                )
+
+
+RULE = EnableEagerWithConfig()

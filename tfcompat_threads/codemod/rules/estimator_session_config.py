@@ -1,0 +1,37 @@
+"""TFT008 estimator-session-config."""
+
+from __future__ import annotations
+
+from ..findings import ERROR
+from . import Rule
+
+
+class EstimatorSessionConfig(Rule):
+    code = "TFT008"
+    name = "estimator-session-config"
+    severity = ERROR
+    summary = "tf.estimator.RunConfig(session_config=...): tf.estimator is gone in TF 2.16."
+    what = "Finds `tf.estimator.RunConfig(session_config=...)`."
+    why = "tf.estimator is gone in TensorFlow 2.16; until then its session_config is honoured."
+    example = """\
+run_config = tf.estimator.RunConfig(session_config=config)
+"""
+    use_instead = """\
+# keep TensorFlow <= 2.15 for Estimator code, or port the model to Keras
+"""
+    fix_safety = "No automatic fix."
+    valid = ()
+    invalid = ()
+
+    def check(self, context):
+        for call, symbol in context.analysis.calls:
+            if symbol.name == "estimator.RunConfig" and any(k.arg == "session_config" for k in call.keywords):
+                yield context.finding(
+                    self.code,
+                    call,
+                    "tf.estimator is gone in TF 2.16; until then RunConfig(session_config=...) is honoured",
+                    help="pin tensorflow<2.16 for this Estimator code, or port the model to Keras",
+                )
+
+
+RULE = EstimatorSessionConfig()

@@ -1,0 +1,62 @@
+"""TFT003 keras-set-session."""
+
+from __future__ import annotations
+
+from .. import symbols as sym
+from ..analysis import UNFOLLOWED
+from ..findings import ERROR, Cover
+from . import Rule
+
+
+class KerasSetSession(Rule):
+    code = "TFT003"
+    name = "keras-set-session"
+    severity = ERROR
+    summary = "Keras set_session with a session that runs graphs or is made elsewhere."
+    what = (
+        "Finds Keras' `set_session` (every spelling: `K.set_session`, `keras.backend.set_session`, "
+        "`tf.compat.v1.keras.backend.set_session` ...) with a session that is not config-only in this "
+        "file: it runs graphs, or it is made somewhere the codemod does not follow."
+    )
+    why = (
+        "Keras 3 (TensorFlow >= 2.16) has no `set_session` anywhere: the call raises AttributeError. On "
+        "TF 2.15 it still runs, but only graph-mode Keras uses the session."
+    )
+    example = """\
+sess = make_session()          # defined in another module
+K.set_session(sess)
+"""
+    use_instead = """\
+# TF2: configure the process instead of a session
+tf.config.threading.set_intra_op_parallelism_threads(2)
+# or keep Keras 2 for graph-mode code: pip install tf-keras; TF_USE_LEGACY_KERAS=1
+"""
+    fix_safety = "No automatic fix: whether the session matters depends on code outside this call."
+    valid = ("from mylib.backend import set_session\nset_session(object())\n",)
+    invalid = ()
+
+    def check(self, context):
+        unfollowed = {call for unit in context.analysis.units if unit.status == UNFOLLOWED
+                      for call in unit.set_session_calls}
+        for call, symbol in context.analysis.calls:
+            if symbol.name != sym.SET_SESSION or symbol.shim or call in unfollowed:
+                continue  # the shim's set_session works on Keras 3
+            unit = context.unit_calls.get(call)
+            if unit is not None:
+                cover = Cover((context.unit_key(unit),), "reported")
+            elif context.target == "shim" and symbol.of_tensorflow and not symbol.compat:
+                cover = Cover((f"shim@{context.source.start(call)}",), "fixed")  # it becomes the shim's
+            else:
+                cover = None
+            yield context.finding(
+                self.code,
+                call,
+                "set_session with a session that is not config-only here (it runs graphs, or is made "
+                "elsewhere): Keras 3 (TF >= 2.16) has no set_session",
+                help="keep tf-keras (pip install tf-keras; TF_USE_LEGACY_KERAS=1) for this graph-mode code, "
+                "or configure the process with tf.config.threading instead of a session",
+                cover=cover,
+            )
+
+
+RULE = KerasSetSession()

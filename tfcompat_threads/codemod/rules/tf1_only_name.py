@@ -1,0 +1,165 @@
+"""TFT002 tf1-only-name."""
+
+from __future__ import annotations
+
+import ast
+
+from ...options import Applicability
+from .. import symbols as sym
+from ..context import SHIM_MODULE
+from ..findings import ERROR, Cover, EnsureImport, Fix, MoveImport
+from ..source import Edit
+from . import Example, Rule
+
+
+class Tf1OnlyName(Rule):
+    code = "TFT002"
+    name = "tf1-only-name"
+    severity = ERROR
+    summary = "A TF1 session-config name that TF2 has only under tf.compat.v1 (tf.ConfigProto, tf.Session ...)."
+    what = (
+        "Finds session-config names that TensorFlow 2 has only under `tf.compat.v1`: `tf.ConfigProto`, "
+        "`tf.GPUOptions`, `tf.Session`, `tf.InteractiveSession`, `tf.RunOptions`, "
+        "`tf.train.MonitoredTrainingSession`, `tf.train.Server`, `from tensorflow import ConfigProto` ..."
+    )
+    why = "They raise AttributeError (or ImportError) on TensorFlow 2."
+    example = """\
+config = tf.ConfigProto(intra_op_parallelism_threads=2)
+with tf.Session(config=config) as sess:
+    sess.run(train_op)
+"""
+    use_instead = """\
+config = tf.compat.v1.ConfigProto(intra_op_parallelism_threads=2)
+with tf.compat.v1.Session(config=config) as sess:
+    sess.run(train_op)
+"""
+    fixable = "yes (safe)"
+    fix_safety = (
+        "Safe: `tf.compat.v1` has the same objects, and a session that runs graphs honours its config. "
+        "With `--target shim` the session API goes to `tfcompat_threads` instead."
+    )
+    valid = (
+        "import tensorflow as tf\nconfig = tf.compat.v1.ConfigProto()\n",
+        "def build(tf):\n    return tf.ConfigProto()\n",
+    )
+    invalid = (
+        Example(
+            "import tensorflow as tf\nconfig = tf.ConfigProto(inter_op_parallelism_threads=2)\n"
+            "with tf.Session(config=config) as sess:\n    sess.run(op)\n",
+            native="import tensorflow as tf\nconfig = tf.compat.v1.ConfigProto(inter_op_parallelism_threads=2)\n"
+            "with tf.compat.v1.Session(config=config) as sess:\n    sess.run(op)\n",
+        ),
+    )
+
+    def check(self, context):
+        analysis = context.analysis
+        shim_keys: dict[ast.AST, str] = {}
+        if context.target == "shim":
+            yield from self._shim_calls(context, shim_keys)
+        rename_keys: dict[ast.AST, str] = {}
+        for node, symbol in analysis.references:
+            if symbol.name not in sym.TF1_ONLY or symbol.compat or not symbol.of_tensorflow:
+                continue
+            if node in shim_keys or type(node) is ast.Name:
+                continue  # the shim call says it; a bare name is its `from tensorflow import`
+            parent = analysis.parents.get(node)
+            if type(parent) is ast.Attribute and parent.value is node:
+                continue  # the outer attribute is the name
+            unit = context.unit_replacing(node) if context.target == "native" else None
+            cover = Cover((context.unit_key(unit),), "fixed") if unit is not None else None
+            key = f"rename@{context.source.start(node)}"
+            rename_keys[node] = key
+            yield self._rename(context, node, symbol, cover, key)
+        yield from self._from_imports(context, {**shim_keys, **rename_keys})
+
+    def _rename(self, context, node, symbol, cover, key):
+        root = node
+        while type(root) is ast.Attribute:
+            root = root.value
+        source = context.source
+        if context.analysis.qnames(root) == {"tensorflow"}:
+            alias, edits = context.code(root), [Edit(source.end(root), source.end(root), ".compat.v1")]
+        else:
+            found = context.tf_alias(context.analysis.statement_of(node))
+            if found is None:
+                return context.finding(
+                    self.code, node, f"{context.code(node)} does not exist on TF2", None,
+                    help="no free name for TensorFlow here (`tf` and `tensorflow` are both taken): "
+                    f"write tensorflow.compat.v1.{symbol.name} by hand", key=key, cover=cover)
+            alias, needed = found
+            edits = [Edit(source.start(node), source.end(node), f"{alias}.compat.v1.{symbol.name}")]
+            if needed is not None:
+                edits.append(needed)
+        new = f"{alias}.compat.v1.{symbol.name}"
+        return context.finding(
+            self.code, node, f"{context.code(node)} does not exist on TF2 (fix: {new})",
+            Fix(Applicability.SAFE, f"rename to {new}", edits), key=key, cover=cover)
+
+    def _shim_calls(self, context, keys):
+        """Shim target: the TF1 session API goes to tfcompat_threads; calls of a
+        config-only unit are its TFT001's fix (reported here only when that
+        finding is turned off)."""
+        for call, symbol in context.analysis.calls:
+            shim_name = sym.SHIM_NAMES.get(symbol.name)
+            if shim_name is None:
+                continue
+            unit = context.unit_calls.get(call)
+            plain_tf1 = symbol.of_tensorflow and not symbol.compat
+            if unit is not None:
+                keys[call.func] = context.unit_key(unit)
+            elif plain_tf1:
+                keys[call.func] = f"shim@{context.source.start(call)}"
+            if not plain_tf1:
+                continue  # compat.v1 used as graph code, or multi-backend Keras: left alone
+            yield context.finding(
+                self.code, call.func,
+                f"{context.code(call.func)} does not exist on TF2 (fix: {SHIM_MODULE}.{shim_name})",
+                Fix(Applicability.SAFE, f"call {SHIM_MODULE}.{shim_name}",
+                    [context.shim_call_edit(call, shim_name), EnsureImport(SHIM_MODULE, None)]),
+                key=f"shim@{context.source.start(call)}",
+                cover=Cover((context.unit_key(unit),), "fixed") if unit is not None else None)
+
+    def _from_imports(self, context, edited_keys):
+        """`from tensorflow import Session`: the import moves to
+        tensorflow.compat.v1, unless every use goes with other fixes (then
+        the import goes as unused)."""
+        analysis = context.analysis
+        for node in analysis.imports:
+            if type(node) is not ast.ImportFrom or node.level or node.module != "tensorflow":
+                continue
+            scope = analysis.scope_of(node)
+            for alias in node.names:
+                if alias.name not in sym.TF1_ONLY:
+                    continue
+                bound = alias.asname or alias.name
+                references = [n for b in scope.bindings.get(bound, []) if b.node is node for n in b.references]
+                if not references:
+                    continue
+                keys = []
+                for reference in references:
+                    key = self._covering_key(context, reference, edited_keys)
+                    if key is None:
+                        keys = None
+                        break
+                    keys.append(key)
+                cover = Cover(tuple(dict.fromkeys(keys)), "fixed") if keys else None
+                yield context.finding(
+                    self.code, alias,
+                    f"`from tensorflow import {alias.name}` fails on TF2 (fix: import it from tensorflow.compat.v1)",
+                    Fix(Applicability.SAFE, "import it from tensorflow.compat.v1",
+                        [MoveImport(context.source.start(node), alias.name)]),
+                    key=f"move@{context.source.start(alias)}", cover=cover)
+
+    @staticmethod
+    def _covering_key(context, reference, edited_keys):
+        """The finding whose fix rewrites the code holding `reference`, if any."""
+        node = reference
+        while node is not None:
+            if node in edited_keys:
+                return edited_keys[node]
+            node = context.analysis.parents.get(node)
+        unit = context.unit_replacing(reference) if context.target == "native" else None
+        return context.unit_key(unit) if unit is not None else None
+
+
+RULE = Tf1OnlyName()

@@ -1,0 +1,44 @@
+"""TFT005 unfollowed-config."""
+
+from __future__ import annotations
+
+from ..analysis import UNFOLLOWED
+from ..findings import WARNING
+from . import Rule
+
+
+class UnfollowedConfig(Rule):
+    code = "TFT005"
+    name = "unfollowed-config"
+    severity = WARNING
+    summary = "A ConfigProto whose flow the codemod cannot follow (reassigned, stored, passed somewhere unknown)."
+    what = (
+        "Finds a `ConfigProto` whose way to its sessions the codemod cannot follow: it is reassigned, stored "
+        "on an object, changed in a compound statement, or passed to a function it does not know."
+    )
+    why = "Its sessions may be config-only on TF2 (settings silently lost); no rewrite can tell."
+    example = """\
+self.config = tf.ConfigProto(intra_op_parallelism_threads=2)
+"""
+    use_instead = """\
+# wherever the config ends: apply it process-wide
+tfcompat_threads.configure(self.config)
+"""
+    fix_safety = "No automatic fix: where the config goes is not known."
+    valid = ()
+    invalid = ()
+
+    def check(self, context):
+        for unit in context.analysis.units:
+            if unit.status != UNFOLLOWED or any(k.arg is None for k in unit.config.keywords):
+                continue  # **kwargs: config-from-kwargs says it
+            yield context.finding(
+                self.code,
+                unit.reason_node or unit.config,
+                f"this ConfigProto is not followed: {unit.reason}; its settings may do nothing on TF2",
+                help="check where it goes: if it only reaches Keras' set_session or an unused session, "
+                "tfcompat_threads.configure(config) applies it process-wide",
+            )
+
+
+RULE = UnfollowedConfig()

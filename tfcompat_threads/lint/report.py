@@ -1,0 +1,80 @@
+"""One report per run (black's report.py): what was seen, found, fixed and
+changed, the summary line, and the exit code."""
+
+from __future__ import annotations
+
+from .runner import FileResult, Mode
+
+EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+def plural(count: int, word: str, words: str | None = None) -> str:
+    return f"{count} {word if count == 1 else (words or word + 's')}"
+
+
+class Report:
+    def __init__(self, mode: Mode, unsafe_fixes: bool) -> None:
+        self.mode = mode
+        self.unsafe_fixes = unsafe_fixes
+        self.files = 0
+        self.with_findings = 0
+        self.findings: list = []
+        """Findings shown: for fix, those left after fixing."""
+        self.fixed = 0
+        """fix: findings fixed."""
+        self.changed: list[str] = []
+        """fix: files written; diff: files that would change."""
+        self.errors: list[str] = []
+
+    def done(self, result: FileResult) -> None:
+        """A file's result (counted once it is read)."""
+        self.files += 1
+        if result.error is not None:
+            self.errors.append(result.error)
+            return
+        self.findings += result.findings
+        self.with_findings += bool(result.findings)
+
+    def changed_file(self, path: str, fixed: int) -> None:
+        self.changed.append(path)
+        self.fixed += fixed
+
+    def failed(self, message: str) -> None:
+        self.errors.append(message)
+
+    @property
+    def fixable(self) -> int:
+        """check/diff: findings `fix` applies with these options."""
+        return sum(f.fixed for f in self.findings) if self.mode is not Mode.FIX else 0
+
+    @property
+    def unsafe_more(self) -> int:
+        """Findings whose fix is unsafe and not applied: `--unsafe-fixes` would."""
+        return sum(1 for f in self.findings if not f.fixed and f.fix is not None and not f.fix.safe)
+
+    def summary(self, seconds: float) -> str:
+        parts = [plural(self.files, "file") + " checked"]
+        if self.mode is Mode.FIX:
+            parts.append(f"{plural(self.fixed, 'finding')} fixed in {plural(len(self.changed), 'file')}")
+            parts.append(f"{plural(len(self.findings), 'finding')} left")
+        else:
+            found = f"{plural(len(self.findings), 'finding')} in {plural(self.with_findings, 'file')}"
+            extras = []
+            if self.fixable:
+                extras.append(f"{self.fixable} fixable with `fix`")
+            if self.unsafe_more and not self.unsafe_fixes:
+                extras.append(f"{self.unsafe_more} more with `fix --unsafe-fixes`")
+            parts.append(found + (f" ({', '.join(extras)})" if extras else ""))
+            if self.mode is Mode.DIFF:
+                parts.append(f"{plural(len(self.changed), 'file')} would change")
+        parts.append(plural(len(self.errors), "error"))
+        return ", ".join(parts) + f"; {seconds:.2f} s"
+
+    def exit_code(self, exit_zero: bool) -> int:
+        if self.errors:
+            return EXIT_ERROR
+        if exit_zero:
+            return EXIT_CLEAN
+        if self.mode is Mode.DIFF:
+            return EXIT_FINDINGS if self.changed else EXIT_CLEAN
+        return EXIT_FINDINGS if self.findings else EXIT_CLEAN
