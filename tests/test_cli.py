@@ -86,7 +86,7 @@ def test_fix_exits_1_when_manual_findings_remain(tmp_path):
     (tmp_path / "late.py").write_bytes(MANUAL_ONLY)
     result = cli("fix", str(tmp_path))
     assert result.exit_code == 1
-    assert "TFT009" in result.stdout
+    assert "TFT008" in result.stdout
     assert (tmp_path / "late.py").read_bytes() == MANUAL_ONLY
 
 
@@ -249,7 +249,7 @@ def test_github_format(tree):
 
 def test_select_and_ignore(tmp_path):
     (tmp_path / "late.py").write_bytes(MANUAL_ONLY)
-    assert cli("check", "--ignore", "TFT009", str(tmp_path)).exit_code == 0
+    assert cli("check", "--ignore", "TFT008", str(tmp_path)).exit_code == 0
     assert cli("check", "--ignore", "thread-setting-after-first-op", str(tmp_path)).exit_code == 0
     assert cli("check", "--ignore", "TFT104", str(tmp_path)).exit_code == 0, "an old code still works"
     assert cli("check", "--select", "TFT001", str(tmp_path)).exit_code == 0

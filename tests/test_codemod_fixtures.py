@@ -57,11 +57,22 @@ def expected_pools(folder, cpus):
     return intra or cpus, inter or cpus  # 0: TensorFlow picks the number of CPUs
 
 
+def runs(folder) -> list[str]:
+    """The outputs of a runnable fixture that run on TF2: run.json's
+    "outputs", by default native.py and shim.py (and native_unsafe.py)."""
+    asked = json.loads((folder / "run.json").read_text()).get("outputs")
+    found = asked or ["native.py", "shim.py", "native_unsafe.py"]
+    return [name for name in found if (folder / name).exists()]
+
+
 @pytest.mark.tf
-@pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("folder", RUNNABLE, ids=lambda f: f.name)
-def test_fixed_program_keeps_its_thread_settings(folder, target):
-    program = (folder / f"{target}.py").read_text(encoding="utf-8")
+@pytest.mark.parametrize(
+    "folder,output", [(f, name) for f in RUNNABLE for name in runs(f)], ids=lambda v: getattr(v, "name", v)
+)
+def test_fixed_program_keeps_its_thread_settings(folder, output):
+    """Run on this host without GPUs (so GPU options must not raise), pools
+    counted against what the legacy program asked for."""
+    program = (folder / output).read_text(encoding="utf-8")
     result = run(program + "\nemit(cpus=len(os.sched_getaffinity(0)))\n")
     intra, inter = expected_pools(folder, result["cpus"])
     # the fixtures run small ops: on TF 2.15 only the sum of the pools is certain
@@ -113,3 +124,25 @@ def test_a_comment_beside_a_field_with_nothing_to_write_is_kept():
         b"tf.config.set_visible_devices([], 'GPU')\n"
         b"tf.config.threading.set_intra_op_parallelism_threads(2)\n"
     )
+
+
+def introduced_names(before: bytes, after: bytes) -> set[str]:
+    """TensorFlow names (qualified) that `after` uses and `before` does not."""
+    from tests.tfnames import tensorflow_names
+
+    return tensorflow_names(after) - tensorflow_names(before)
+
+
+@pytest.mark.tf
+def test_every_name_a_fix_introduces_resolves_on_the_installed_tensorflow():
+    from tests.tfnames import unresolved
+
+    names: dict[str, str] = {}
+    for folder in FOLDERS:
+        source = (folder / "input.py").read_bytes()
+        for output in ("native.py", "native_unsafe.py", "shim.py"):
+            if (folder / output).exists():
+                for name in introduced_names(source, (folder / output).read_bytes()):
+                    names.setdefault(name, f"{folder.name}/{output}")
+    assert "tensorflow.config.threading.set_intra_op_parallelism_threads" in names
+    assert unresolved(names) == {}

@@ -14,7 +14,8 @@ from readme_tables import TABLES  # noqa: E402  (the README generator lives in s
 
 @pytest.mark.parametrize("option", [o for o in options.OPTIONS if o.native], ids=lambda o: o.field)
 def test_native_templates_are_python(option):
-    ast.parse(option.native.format(tf="tf", value="n"))
+    for template in (option.native, *(form.template for form in option.forms)):
+        ast.parse(options.example(template))
 
 
 def test_lookup_resolves_paths_below_graph_only_messages():

@@ -51,7 +51,7 @@ def test_registry():
     assert set(BY_NAME) == {r.name for r in RULE_LIST}
     assert not set(REDIRECTS) & set(RULES), "an old code never names a new rule"
     assert set(REDIRECTS.values()) <= set(RULES)
-    assert expand("TFT104") == {"TFT009"} and expand("config-only-session") == {"TFT001"}
+    assert expand("TFT104") == {"TFT008"} and expand("config-only-session") == {"TFT001"}
     assert expand("tft001") == {"TFT001"}
     with pytest.raises(UnknownCode, match="did you mean TFT001"):
         expand("TFT0001")

@@ -34,6 +34,17 @@ class Timing(str, enum.Enum):
         return self.value
 
 
+class Form(NamedTuple):
+    """A shape of a field's value that has its own TF2 code, safer than the
+    general one. `shape`: "== <literal>" or a named shape the codemod knows
+    ("digit string", "str(x)", "ascending digit list"). An empty template
+    means there is nothing to do for that value."""
+
+    shape: str
+    template: str
+    applicability: Applicability = Applicability.SAFE
+
+
 class Option(NamedTuple):  # a NamedTuple: cheaper to define than a dataclass
     field: str
     """Dotted ConfigProto path."""
@@ -41,7 +52,9 @@ class Option(NamedTuple):  # a NamedTuple: cheaper to define than a dataclass
     """Name of the runtime action that applies it in TF2 eager mode."""
     native: str | None
     """TF2 statement(s) for the codemod; `{tf}` is the TensorFlow module name,
-    `{value}` the field's value expression. None: no TF2 equivalent."""
+    `{value}` the field's value expression, `{gpu}` and `{gpus}` free names.
+    None: no TF2 equivalent. Every statement must run wherever the TF1
+    config ran, a host without GPUs included (TF1 ignored GPU options there)."""
     since: str
     """First TF release that has the TF2 call."""
     applicability: Applicability
@@ -49,9 +62,9 @@ class Option(NamedTuple):  # a NamedTuple: cheaper to define than a dataclass
     notes: str
     env: str | None = None
     """Environment variable that sets the same thing before the process starts."""
-    literals: tuple[tuple[object, str], ...] = ()
-    """(literal value, template) pairs that replace `native` for that value
-    and are safe; an empty template means there is nothing to do."""
+    forms: tuple[Form, ...] = ()
+    """Value shapes with their own code, tried in order before `native`;
+    `{index}` / `{indexes}` are the GPU index(es) the shape names."""
 
     @property
     def mappable(self) -> bool:
@@ -60,6 +73,12 @@ class Option(NamedTuple):  # a NamedTuple: cheaper to define than a dataclass
 
 _A = Applicability
 _T = Timing
+# Only GPUs that exist are named: on a host without GPUs this does nothing, as TF1 did.
+_VISIBLE_GPUS = (
+    "{{gpus}} = {{tf}}.config.list_physical_devices('GPU')\n"
+    "if {{gpus}}:\n"
+    "    {{tf}}.config.set_visible_devices({devices}, 'GPU')"
+)
 
 OPTIONS: tuple[Option, ...] = (
     Option(
@@ -103,8 +122,8 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "gpu_options.allow_growth",
         "gpu_memory_growth",
-        "for gpu in {tf}.config.list_physical_devices('GPU'):\n"
-        "    {tf}.config.experimental.set_memory_growth(gpu, {value})",
+        "for {gpu} in {tf}.config.list_physical_devices('GPU'):\n"
+        "    {tf}.config.experimental.set_memory_growth({gpu}, {value})",
         "2.1",
         _A.SAFE,
         _T.BEFORE_INIT,
@@ -113,12 +132,18 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "gpu_options.visible_device_list",
         "gpu_visible_device_list",
-        "{tf}.config.set_visible_devices(\n"
-        "    [{tf}.config.list_physical_devices('GPU')[int(i)] for i in str({value}).split(',')], 'GPU')",
+        _VISIBLE_GPUS.format(devices="[{gpus}[int(i)] for i in str({value}).split(',') if i.strip()] or {gpus}"),
         "2.1",
         _A.UNSAFE,
         _T.BEFORE_INIT,
-        "The listed GPUs stay visible, but TF2 keeps their physical order, not the listed one.",
+        "'' keeps every GPU. The listed GPUs stay visible, but TF2 keeps their physical order, not the "
+        "listed one: safe for one index or an ascending list. Without GPUs, nothing to do (as TF1).",
+        forms=(
+            Form("== ''", ""),
+            Form("digit string", _VISIBLE_GPUS.format(devices="{gpus}[{index}]")),
+            Form("str(x)", _VISIBLE_GPUS.format(devices="{gpus}[{index}]")),
+            Form("ascending digit list", _VISIBLE_GPUS.format(devices="[{indexes}]")),
+        ),
     ),
     Option(
         "device_count.GPU",
@@ -128,7 +153,7 @@ OPTIONS: tuple[Option, ...] = (
         _A.SAFE,
         _T.BEFORE_INIT,
         "GPU: 0 hides every GPU; n keeps the first n.",
-        literals=((0, "{tf}.config.set_visible_devices([], 'GPU')"),),
+        forms=(Form("== 0", "{tf}.config.set_visible_devices([], 'GPU')"),),
     ),
     Option(
         "device_count.CPU",
@@ -141,7 +166,7 @@ OPTIONS: tuple[Option, ...] = (
         _T.BEFORE_INIT,
         "Number of CPU devices, NOT a thread limit: use the two thread options for that. "
         "1 is the default: nothing to do.",
-        literals=((1, ""),),
+        forms=(Form("== 1", ""),),
     ),
     Option(
         "gpu_options.per_process_gpu_memory_fraction",
@@ -151,7 +176,9 @@ OPTIONS: tuple[Option, ...] = (
         _A.MANUAL,
         _T.BEFORE_INIT,
         "No fraction API: tf.config.set_logical_device_configuration(gpu, "
-        "[tf.config.LogicalDeviceConfiguration(memory_limit=MB)]) needs the GPU's size in MB.",
+        "[tf.config.LogicalDeviceConfiguration(memory_limit=MB)]) needs the GPU's size in MB. 1.0 (the whole "
+        "GPU) is no limit: nothing to do.",
+        forms=(Form("== 1.0", ""), Form("== 1", "")),
     ),
     *(
         Option(
@@ -217,10 +244,23 @@ def markdown_table() -> str:
         if option.native is None:
             tf2 = "none (reported)"
         else:
-            tf2 = "`" + " ".join(option.native.format(tf="tf", value="v").split()) + "`"
+            tf2 = _code(option.native)
+            tf2 += "".join(
+                f"<br>{form.shape.replace('==', 'v ==')}: " + (_code(form.template) if form.template else "nothing")
+                + f" ({form.applicability.name.lower()})" for form in option.forms)
         notes = option.notes + (f" Env: `{option.env}`." if option.env else "")
         lines.append(
             f"| `{option.field}` | {tf2} | {option.since} | {option.applicability.name.lower()} "
             f"| {option.timing} | {notes} |"
         )
     return "\n".join(lines) + "\n"
+
+
+def example(template: str) -> str:
+    """A template with example names: what the code looks like."""
+    return template.format(tf="tf", value="v", gpu="gpu", gpus="gpus", index="i", indexes="gpus[i], gpus[j]")
+
+
+def _code(template: str) -> str:
+    text = " ".join(example(template).split())
+    return "`" + text.replace("|", "\\|") + "`"

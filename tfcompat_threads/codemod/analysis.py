@@ -21,6 +21,7 @@ GRAPH = "graph"  # the config reaches a session that runs graphs, or a graph API
 UNFOLLOWED = "unfollowed"  # the codemod cannot tell: it stays, and is reported
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+MAX_DEPTH = 4  # calls and modules a flow is followed through
 _BLOCKS = ("body", "orelse", "finalbody")
 
 
@@ -43,7 +44,9 @@ class FieldSet(NamedTuple):
 
 
 class Unit:
-    """One ConfigProto construction and everything it reaches."""
+    """ConfigProto constructions and everything they reach. One per
+    construction at first; constructions that reach the same session (one
+    name assigned in both branches of an if/else) are merged into one."""
 
     def __init__(self, config: ast.Call) -> None:
         self.config = config
@@ -59,6 +62,20 @@ class Unit:
         self.set_session_calls: list[ast.Call] = []
         self.constructors: list[ast.Call] = [config]
         """ConfigProto and GPUOptions calls of this unit."""
+        self.kwargs = False
+        """Its fields come from **kwargs: only known at run time."""
+        self.foreign: tuple[str, ast.AST] | None = None
+        """Why its sessions may get another config too (a name also bound to
+        something else), and where."""
+        self.home: Analysis | None = None
+        """The module it is made in; statements elsewhere are not its to edit."""
+        self.elsewhere: list[str] = []
+        """Where its flow went outside its module or into a function it was
+        passed to ("train.py:12"): it is followed there, not fixed there."""
+        self.reached_elsewhere = False
+        """It reaches a session in another module."""
+        self.calls_entered: list[tuple] = []
+        """(analysis, call, function) of the calls it was passed into, innermost last."""
 
     def stop(self, status: str, reason: str, node: ast.AST) -> None:
         if self.status == CONFIG_ONLY or (self.status == GRAPH and status == UNFOLLOWED):
@@ -69,10 +86,28 @@ class Unit:
         """The TensorFlow calls of the unit: constructors, sessions, set_session."""
         return self.constructors + self.sessions + self.set_session_calls
 
+    def absorb(self, other: Unit) -> None:
+        """Merge a unit that shares a session, a set_session or a statement."""
+        for name in ("constructors", "sessions", "set_session_calls", "helper_calls"):
+            mine = getattr(self, name)
+            mine += [node for node in getattr(other, name) if not any(node is m for m in mine)]
+        known = {id(fs.node) for fs in self.field_sets}
+        self.field_sets += [fs for fs in other.field_sets if id(fs.node) not in known]
+        self.statements.update(other.statements)
+        self.kwargs = self.kwargs or other.kwargs
+        self.foreign = self.foreign or other.foreign
+        self.elsewhere += [e for e in other.elsewhere if e not in self.elsewhere]
+        rank = {CONFIG_ONLY: 0, GRAPH: 1, UNFOLLOWED: 2}
+        if rank[other.status] > rank[self.status] or (self.status == GRAPH == other.status and not self.reason):
+            self.status, self.reason, self.reason_node = other.status, other.reason, other.reason_node
+
 
 class Analysis:
-    def __init__(self, source: Source) -> None:
+    def __init__(self, source: Source, project=None, path=None) -> None:
         self.source = source
+        self.project = project
+        """The repository's other modules (codemod/project.py), or None."""
+        self.path = path
         self.module = source.tree
         self.names = Scopes(self.module)
         self.parents = self.names.parents
@@ -98,11 +133,27 @@ class Analysis:
                         self.calls.append((node, symbol))
             elif kind is Import or kind is ImportFrom:
                 self.imports.append(node)
+        from .guards import tf1_regions
+
+        self.tf1_regions = tf1_regions(self)
+        """Text ranges of code that runs on TF1 only: it is right where it runs,
+        so it is no part of any flow, finding or fix."""
+        if self.tf1_regions:
+            self.calls = [(n, s) for n, s in self.calls if not self.in_tf1_code(n)]
+            self.references = [(n, s) for n, s in self.references if not self.in_tf1_code(n)]
+            self.imports = [n for n in self.imports if not self.in_tf1_code(n)]
         self.calls.sort(key=lambda pair: (pair[0].lineno, pair[0].col_offset))
         self.references.sort(key=lambda pair: (pair[0].lineno, pair[0].col_offset))
         self.imports.sort(key=lambda node: (node.lineno, node.col_offset))
         self.graph_mode_module = any(s.name in sym.GRAPH_MODE_SWITCHES for _, s in self.calls)
-        self.units = [self._follow(call) for call, s in self.calls if s.name == sym.CONFIG]
+        self.units = _merged([self._follow(call) for call, s in self.calls if s.name == sym.CONFIG])
+
+    def in_tf1_code(self, node: ast.AST) -> bool:
+        import bisect
+
+        offset = self.source.start(node)
+        index = bisect.bisect_right(self.tf1_regions, (offset, float("inf"))) - 1
+        return index >= 0 and self.tf1_regions[index][0] <= offset < self.tf1_regions[index][1]
 
     # -- names ---------------------------------------------------------------
 
@@ -168,12 +219,16 @@ class Analysis:
             targets = parent.targets if kind is ast.Assign else [parent.target]
             if len(targets) == 1 and type(targets[0]) is ast.Name:
                 return ("assign", targets[0], parent)
+            if len(targets) == 1 and self.self_attribute(targets[0]) is not None:
+                return ("attribute", targets[0], parent)
             return ("store", parent)
         if kind is ast.Return:
             function = self.enclosing_function(parent)
             return ("return", function, parent) if function is not None else ("other", parent)
         if kind is ast.Expr:
             return ("discard", parent)
+        if _inspects(parent, value):
+            return ("inspect", parent)
         return ("other", parent)
 
     def single_assignment(self, owner: ast.AST, name: str):
@@ -221,30 +276,45 @@ class Analysis:
 
     def _follow(self, config: ast.Call) -> Unit:
         unit = Unit(config)
+        unit.home = self
         if self.graph_mode_module:
             unit.stop(GRAPH, "the module runs in graph mode (disable_eager_execution)", config)
         self._construction_fields(unit, config, "")
         self._follow_config_value(unit, config)
-        if unit.status == CONFIG_ONLY and not unit.sessions:
+        if unit.status == CONFIG_ONLY and not unit.sessions and not unit.reached_elsewhere:
             unit.stop(GRAPH, "it reaches no session", config)
-        if unit.status == CONFIG_ONLY:
-            for field_set in unit.field_sets:
-                if field_set.statement not in unit.statements:
-                    unit.stop(UNFOLLOWED, "it is made inside a compound statement", field_set.node)
         return unit
 
     def _own_statement(self, unit: Unit, node: ast.AST) -> ast.stmt | None:
         statement = self.editable_statement(node)
+        if self is not unit.home:
+            self._went(unit, node)
+            return statement
         if statement is None:
             unit.stop(UNFOLLOWED, "it is set in a statement that shares its line or is compound", node)
             return None
         unit.statements[statement] = None
         return statement
 
+    def _record(self, unit: Unit, kind: str, node: ast.AST) -> None:
+        """A session, set_session or helper call the unit reaches: its own when
+        in its module, else a place it went."""
+        if self is unit.home:
+            getattr(unit, kind).append(node)
+        else:
+            self._went(unit, node)
+
+    def _went(self, unit: Unit, node: ast.AST) -> None:
+        where = f"{self.path.name if self.path else 'another module'}:{node.lineno}"
+        if where not in unit.elsewhere:
+            unit.elsewhere.append(where)
+
     def _construction_fields(self, unit: Unit, call: ast.Call, prefix: str) -> None:
         """Fields of a ConfigProto(...) / GPUOptions(...) call, set where the call is."""
         if call.args or any(k.arg is None for k in call.keywords):
-            unit.stop(UNFOLLOWED, "its fields come from **kwargs", call)
+            unit.kwargs = True  # its fields are known at run time only; its flow still matters
+            if self is unit.home:
+                unit.field_sets.append(FieldSet(self.statement_of(call), call, []))
             return
         fields: list[Field] = []
         for keyword in call.keywords:
@@ -255,7 +325,10 @@ class Analysis:
                 fields += self._device_count_fields(keyword)
             else:
                 fields.append(Field(name, keyword.value, keyword))
-        unit.field_sets.append(FieldSet(self.statement_of(call), call, fields))
+        if self is unit.home:
+            unit.field_sets.append(FieldSet(self.statement_of(call), call, fields))
+        else:
+            self._went(unit, call)
 
     def _gpu_options_fields(self, unit: Unit, outer: ast.keyword) -> list[Field]:
         value = outer.value
@@ -263,7 +336,7 @@ class Analysis:
         if symbol is not None and symbol.name == sym.GPU_OPTIONS:
             unit.constructors.append(value)
             if value.args or any(k.arg is None for k in value.keywords):
-                unit.stop(UNFOLLOWED, "its GPUOptions come from **kwargs", value)
+                unit.kwargs = True
                 return []
             return [Field("gpu_options." + k.arg, k.value, k) for k in value.keywords]
         if type(value) is ast.Name:
@@ -306,8 +379,9 @@ class Analysis:
                 return [Field(f"device_count.{k.arg}", k.value, k) for k in value.keywords]
         return [Field("device_count", None, outer)]
 
-    def _field_assignment(self, unit: Unit, reference: ast.Name, prefix: str = "") -> bool:
-        """`config.a.b = v` / `config.device_count['GPU'] = n`: record it."""
+    def _field_assignment(self, unit: Unit, reference: ast.expr, prefix: str = "") -> bool:
+        """`config.a.b = v` / `config.device_count['GPU'] = n` /
+        `self.config.a = v`: record it."""
         path: list[str] = []
         node: ast.AST = reference
         while True:
@@ -329,24 +403,78 @@ class Analysis:
         if len(assign.targets) != 1:
             return False
         statement = self._own_statement(unit, assign)
-        if statement is not None:
+        if statement is not None and self is unit.home:
             unit.field_sets.append(FieldSet(statement, assign, [Field(prefix + ".".join(path), assign.value, None)]))
         return True
 
-    def _variable_references(self, unit: Unit, name: ast.Name, assign) -> list[ast.Name]:
-        """Where a variable assigned here is read; none (and the unit is not
-        followed) when it is assigned more than once in its scope."""
-        binding = self.single_assignment(assign, name.id)
-        if binding is None:
-            unit.stop(UNFOLLOWED, f"`{name.id}` is assigned more than once", name)
-            return []
+    def _bound_references(self, unit: Unit, target: ast.AST, assign, makes) -> list[ast.expr]:
+        """Where the value assigned to `target` (a name, or `self.<attr>` in a
+        class) is read. The target may be bound elsewhere too: to what
+        `makes(value)` accepts (another ConfigProto / session), whose unit
+        meets this one where they are read; to anything else, which is noted
+        (`unit.foreign`): a config-only session might get that instead."""
+        if type(target) is ast.Name:
+            scope = self.scope_of(assign)
+            bindings = scope.bindings.get(target.id, []) if scope is not None else []
+            reads = sorted({id(r): r for b in bindings for r in b.references}.values(),
+                           key=lambda n: (n.lineno, n.col_offset))
+            others = [(b.node, self.parents.get(b.node), b.kind) for b in bindings if b.node is not target]
+            name = target.id
+        else:
+            found = self.self_attribute(target)
+            reads, stores = found
+            others = [(s, self.parents.get(s), "assign") for s in stores if s is not target]
+            name = self.code(target)
+        if self.tf1_regions:
+            reads = [r for r in reads if not self.in_tf1_code(r)]
+            others = [o for o in others if not self.in_tf1_code(o[0])]
+        for node, parent, kind in others:
+            value = getattr(parent, "value", None) if type(parent) in (ast.Assign, ast.AnnAssign) else None
+            if kind in ("assign", "walrus") and value is not None and makes(value):
+                continue
+            if unit.foreign is None:
+                what = {"param": "a parameter", "import": "an import", "def": "a function"}.get(kind, "assigned")
+                unit.foreign = (f"`{name}` is also {what} elsewhere (line {node.lineno})", node)
         self._own_statement(unit, assign)  # when it fails, follow on: its sinks still matter
-        return self.references_of(binding)
+        return reads
+
+    def self_attribute(self, node: ast.AST):
+        """For `self.<attr>` in a method (self: its first parameter): every read
+        and every store of `<first parameter>.<attr>` in the class's methods;
+        None for anything else."""
+        if type(node) is not ast.Attribute or type(node.value) is not ast.Name:
+            return None
+        function = self.enclosing_function(node)
+        owner = self.parents.get(function) if function is not None else None
+        if type(owner) is not ast.ClassDef or not _first_param(function) or _first_param(function) != node.value.id:
+            return None
+        reads, stores = [], []
+        for method in owner.body:
+            if not isinstance(method, _FUNCTIONS) or not _first_param(method):
+                continue
+            me = _first_param(method)
+            for inner in ast.walk(method):
+                if type(inner) is ast.Attribute and inner.attr == node.attr and type(inner.value) is ast.Name \
+                        and inner.value.id == me:
+                    (stores if type(inner.ctx) is ast.Store else reads).append(inner)
+        return reads, stores
+
+    def _is_config(self, value: ast.AST) -> bool:
+        symbol = self.symbol(value.func) if type(value) is ast.Call else None
+        return symbol is not None and symbol.name == sym.CONFIG
+
+    def _is_session(self, value: ast.AST) -> bool:
+        symbol = self.symbol(value.func) if type(value) is ast.Call else None
+        return symbol is not None and symbol.name in sym.SESSIONS
 
     def _follow_config_value(self, unit: Unit, value: ast.AST) -> None:
         kind, *rest = self.destination(value)
-        if kind == "assign":
-            for reference in self._variable_references(unit, *rest):
+        if kind in ("assign", "attribute"):
+            reads = self._bound_references(unit, *rest, makes=self._is_config)
+            if kind == "attribute" and not reads:
+                unit.stop(UNFOLLOWED, f"it is stored on the object as `{self.code(rest[0])}` and not read in "
+                          "its class", value)
+            for reference in reads:
                 if not self._field_assignment(unit, reference):
                     self._follow_config_value(unit, reference)
         elif kind == "arg":
@@ -354,37 +482,133 @@ class Analysis:
             self._config_sink(unit, call, arg)
         elif kind == "return":
             function, statement = rest
-            self._follow_helper(unit, function, statement, self._follow_config_value)
+            self._follow_helper(unit, function, statement, "_follow_config_value")
         elif kind == "discard":
             self._own_statement(unit, rest[0])
-        else:
+        elif kind != "inspect":
             unit.stop(UNFOLLOWED, "it is stored or used in a way the codemod does not follow", value)
 
     def _config_sink(self, unit: Unit, call: ast.Call, arg: ast.AST) -> None:
         symbol = self.symbol(call.func)
-        name = symbol.name if symbol else self.code(call.func)
+        name = self.code(call.func)  # as the source spells it
         if symbol is not None and symbol.name in sym.SESSIONS and self.is_config_arg(call, arg):
             self._follow_session(unit, call)
         elif symbol is not None and (symbol.name in sym.GRAPH_SINKS or symbol.name == sym.ENABLE_EAGER):
-            unit.stop(GRAPH, f"it configures {name}", call)  # enable_eager_execution: its own rule
-        elif type(call.func) is ast.Attribute and call.func.attr in ("managed_session", "prepare_session"):
-            unit.stop(GRAPH, f"it configures {call.func.attr}()", call)
-        else:
+            unit.stop(GRAPH, f"it configures {name}()", call)  # enable_eager_execution: its own rule
+        elif type(call.func) is ast.Attribute and call.func.attr in sym.GRAPH_SESSION_METHODS:
+            unit.stop(GRAPH, f"it configures {name}()", call)
+        elif not self._follow_into(unit, call, arg, "_follow_config_value"):
             unit.stop(UNFOLLOWED, f"it is passed to {name}()", call)
 
-    def _follow_helper(self, unit: Unit, function, statement, follow) -> None:
-        """A helper returns the config or session: follow its call sites."""
+    def _follow_into(self, unit: Unit, call: ast.Call, arg: ast.AST, follow: str) -> bool:
+        """Follow a value passed to a function of this module or of the
+        repository into its body (the parameter's reads); False when the
+        function is not ours to read."""
+        if len(unit.calls_entered) >= MAX_DEPTH:
+            return False
+        target = self.resolve_function(call.func)
+        if target is None:
+            return False
+        analysis, function = target
+        parameter = _parameter_for(function, call, arg)
+        scope = analysis.scope_of(function.body[0]) if parameter and function.body else None
+        if scope is None:
+            return False
+        reads = sorted({id(r): r for b in scope.bindings.get(parameter, []) for r in b.references}.values(),
+                       key=lambda n: (n.lineno, n.col_offset))
+        self._went(unit, call)  # the flow goes into a function: followed, not fixed there
+        unit.calls_entered.append((self, call, function))
+        depth = len(unit.calls_entered)
+        for read in reads:
+            if not analysis._field_assignment(unit, read):
+                getattr(analysis, follow)(unit, read)
+        if len(unit.calls_entered) == depth:
+            unit.calls_entered.pop()
+        return True
+
+    def resolve_function(self, func: ast.AST):
+        """(analysis, def) of the module-level function a call calls, in this
+        module or another of the repository; None otherwise."""
+        if type(func) is ast.Name:
+            scope = self.scope_of(func)
+            bindings = scope.visible(func.id) if scope is not None else []
+            if len(bindings) != 1:
+                return None
+            if bindings[0].kind == "def" and isinstance(bindings[0].node, _FUNCTIONS):
+                return self, bindings[0].node
+            qualified = bindings[0].qualified if bindings[0].kind == "import" else None
+        elif type(func) is ast.Attribute:
+            names = self.qnames(func)
+            qualified = next(iter(names)) if len(names) == 1 else None
+        else:
+            return None
+        if not qualified or self.project is None or self.path is None or qualified.startswith("tensorflow"):
+            return None
+        level = len(qualified) - len(qualified.lstrip("."))
+        parts = qualified[level:].split(".")
+        if len(parts) < 2:
+            return None
+        module, name = ".".join(parts[:-1]), parts[-1]
+        path = self.project.module_file(self.path, module, level)
+        analysis = self.project.analysis(path) if path is not None else None
+        if analysis is None:
+            return None
+        bindings = analysis.names.module_scope.bindings.get(name, [])
+        if len(bindings) == 1 and bindings[0].kind == "def" and isinstance(bindings[0].node, _FUNCTIONS):
+            return analysis, bindings[0].node
+        return None
+
+    def calls_elsewhere(self, function) -> list[tuple]:
+        """(analysis, call) of the calls of a module-level function of this
+        module from the repository's other modules."""
+        if self.project is None or self.path is None or type(self.parents.get(function)) is not ast.Module:
+            return []
+        found = []
+        for path in self.project.mentioning(function.name, exclude=self.path):
+            other = self.project.analysis(path)
+            if other is None:
+                continue
+            for node in other.names.scopes:
+                if type(node) is not ast.Call:
+                    continue
+                func = node.func
+                last = func.id if type(func) is ast.Name else func.attr if type(func) is ast.Attribute else None
+                if last != function.name:
+                    continue
+                target = other.resolve_function(func)
+                if target is not None and target[0].path == self.path and target[1].lineno == function.lineno:
+                    found.append((other, node))
+        return found
+
+    def _follow_helper(self, unit: Unit, function, statement, follow: str) -> None:
+        """A function returns the config or session: back to the call that
+        passed it in, or on to the function's call sites (in this module, or
+        else in the repository's other modules)."""
         self._own_statement(unit, statement)
+        if unit.calls_entered and unit.calls_entered[-1][2] is function:
+            caller, call, _ = unit.calls_entered.pop()
+            getattr(caller, follow)(unit, call)
+            return
         sites = self.call_sites(function)
-        if not sites:
+        if sites:
+            for site in sites:
+                self._record(unit, "helper_calls", site)
+                getattr(self, follow)(unit, site)
+            return
+        elsewhere = self.calls_elsewhere(function) if sites == [] and len(unit.calls_entered) < MAX_DEPTH else []
+        if not elsewhere:
             unit.stop(UNFOLLOWED, f"{function.name}() is used in a way the codemod does not follow", function)
             return
-        for site in sites:
-            unit.helper_calls.append(site)
-            follow(unit, site)
+        for other, site in elsewhere:
+            other._went(unit, site)
+            unit.calls_entered.append((self, site, None))  # a depth guard, not a way back
+            getattr(other, follow)(unit, site)
+            unit.calls_entered.pop()
 
     def _follow_session(self, unit: Unit, session: ast.Call) -> None:
-        unit.sessions.append(session)
+        self._record(unit, "sessions", session)
+        if self is not unit.home:
+            unit.reached_elsewhere = True
         self._follow_session_value(unit, session)
 
     def _follow_session_value(self, unit: Unit, value: ast.AST) -> None:
@@ -393,21 +617,26 @@ class Analysis:
             call, _ = rest
             symbol = self.symbol(call.func)
             if symbol is not None and symbol.name == sym.SET_SESSION:
-                unit.set_session_calls.append(call)
+                self._record(unit, "set_session_calls", call)
                 if type(self.parents.get(call)) is ast.Expr:
                     self._own_statement(unit, self.parents[call])
                     return
-            unit.stop(GRAPH, "its session is used to run graphs", value)
-        elif kind == "discard":
-            self._own_statement(unit, rest[0])
-        elif kind == "assign":
-            for reference in self._variable_references(unit, *rest):
+            unit.stop(GRAPH, f"its session is used to run graphs (line {value.lineno})", value)
+        elif kind in ("discard", "inspect"):
+            if kind == "discard":
+                self._own_statement(unit, rest[0])
+        elif kind in ("assign", "attribute"):
+            reads = self._bound_references(unit, *rest, makes=self._is_session)
+            if kind == "attribute" and not reads:
+                unit.stop(UNFOLLOWED, f"its session is stored on the object as `{self.code(rest[0])}` and not "
+                          "read in its class", value)
+            for reference in reads:
                 self._follow_session_value(unit, reference)
         elif kind == "return":
             function, statement = rest
-            self._follow_helper(unit, function, statement, self._follow_session_value)
+            self._follow_helper(unit, function, statement, "_follow_session_value")
         else:
-            unit.stop(GRAPH, "its session is used to run graphs", value)
+            unit.stop(GRAPH, f"its session is used to run graphs (line {value.lineno})", value)
 
     # -- order of execution --------------------------------------------------------
 
@@ -458,6 +687,72 @@ _COMPOUND = (
     ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.FunctionDef,
     ast.AsyncFunctionDef, ast.ClassDef, ast.Match, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()),
 )
+
+
+def _inspects(parent: ast.AST, value: ast.AST) -> bool:
+    """`config is None`, `if config:`, `not sess`: a look at the value, which
+    takes it nowhere."""
+    kind = type(parent)
+    if kind is ast.Compare and len(parent.ops) == 1 and type(parent.ops[0]) in (ast.Is, ast.IsNot, ast.Eq, ast.NotEq):
+        other = parent.comparators[0] if parent.left is value else parent.left
+        return type(other) is ast.Constant and other.value is None
+    if kind in (ast.If, ast.While, ast.IfExp, ast.Assert) and parent.test is value:
+        return True
+    return (kind is ast.UnaryOp and type(parent.op) is ast.Not) or kind is ast.BoolOp
+
+
+def _parameter_for(function, call: ast.Call, arg: ast.AST) -> str | None:
+    """The parameter of a module-level function that an argument binds."""
+    arguments = function.args
+    if type(arg) is ast.keyword:
+        names = [a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)]
+        return arg.arg if arg.arg in names else None
+    positional = [a for a in call.args if type(a) is not ast.Starred]
+    if any(type(a) is ast.Starred for a in call.args) or not any(a is arg for a in positional):
+        return None
+    index = next(i for i, a in enumerate(positional) if a is arg)
+    params = [*arguments.posonlyargs, *arguments.args]
+    return params[index].arg if index < len(params) else None
+
+
+def _first_param(function) -> str | None:
+    arguments = function.args
+    first = (arguments.posonlyargs + arguments.args)[:1]
+    return first[0].arg if first else None
+
+
+def _merged(units: list[Unit]) -> list[Unit]:
+    """Units that reach a common session, set_session or statement become one;
+    then a unit that only gets its config from what it follows, and whose
+    field statements are all its own, stays config-only."""
+    owner: dict[int, Unit] = {}
+    merged: list[Unit] = []
+    for unit in units:
+        shared = [owner[id(n)] for n in (*unit.sessions, *unit.set_session_calls, *unit.statements)
+                  if id(n) in owner]
+        target = next((u for u in merged if any(u is s for s in shared)), None)
+        if target is None:
+            merged.append(unit)
+            target = unit
+        else:
+            target.absorb(unit)
+        for other in shared:
+            if other is not target and any(other is m for m in merged):
+                target.absorb(other)
+                merged = [m for m in merged if m is not other]
+        for node in (*target.sessions, *target.set_session_calls, *target.statements):
+            owner[id(node)] = target
+    for unit in merged:
+        if unit.status != CONFIG_ONLY:
+            continue
+        if unit.foreign is not None:
+            unit.stop(UNFOLLOWED, unit.foreign[0], unit.foreign[1])
+            continue
+        for field_set in unit.field_sets:
+            if field_set.statement not in unit.statements:
+                unit.stop(UNFOLLOWED, "it is made inside a compound statement", field_set.node)
+                break
+    return merged
 
 
 def _root_in(node: ast.AST, names: set[str]) -> bool:

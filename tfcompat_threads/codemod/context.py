@@ -5,6 +5,7 @@ unit (the TF2 calls that replace it). Computed once, on first use."""
 from __future__ import annotations
 
 import ast
+import re
 from functools import cached_property
 from typing import NamedTuple
 
@@ -18,6 +19,7 @@ from .source import Edit, Source
 SHIM_MODULE = "tfcompat_threads"
 # Comment the native fix leaves where a field had no TF2 call (unsafe fixes only).
 DROPPED_FIELD_COMMENT = "# tfcompat-threads {code}: {field} has no TF2 equivalent"
+UNMAPPABLE_FIELD = "TFT006"  # the rule that reports such a field
 _ATOMS = (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Constant)
 _VALUE = "\x00value\x00"
 
@@ -50,6 +52,8 @@ class UnitPlan(NamedTuple):
     """Field sets with thread settings after the first op, and that op."""
     tf_missing: bool
     """No free name for TensorFlow where a TF2 call goes: no fix."""
+    fields_unknown: bool
+    """ConfigProto(**kwargs): the fields are known at run time only: no native fix."""
 
 
 class Context:
@@ -70,6 +74,11 @@ class Context:
 
     def unit_key(self, unit: Unit) -> str:
         return f"unit@{self.source.start(unit.config)}"
+
+    @property
+    def tf1_regions(self) -> list[tuple[int, int]]:
+        """Text ranges of code that runs on TF1 only (see guards.py)."""
+        return self.analysis.tf1_regions
 
     # -- units ------------------------------------------------------------------------
 
@@ -180,17 +189,22 @@ class Context:
                     above, inline = carried.get(id(field), ([], []))
                     lines += [(indent + c, False) for c in above]
                     option = opts.lookup(field.path)
+                    if option is not None and not option.mappable and field.value is not None:
+                        template, _, _ = self._template(option, field.value, statement)
+                        if template == "":  # a value with nothing to do (a memory fraction of 1.0)
+                            lines += [(indent + c, False) for c in inline]
+                            continue
                     if option is None or not option.mappable or field.value is None:
                         lines += [(indent + c, False) for c in inline]
                         shown = field_shown(field, self.code)
                         dropped.append((thing, field.path, shown))
                         applicability = Applicability.UNSAFE
                         blocked.append(f"{field.path} has no TF2 equivalent")
-                        comment = DROPPED_FIELD_COMMENT.format(code="TFT007", field=" ".join(shown.split()))
+                        comment = DROPPED_FIELD_COMMENT.format(code=UNMAPPABLE_FIELD, field=" ".join(shown.split()))
                         lines.append((indent + comment, False))
                         continue
-                    template = self._template(option, field.value)
-                    if template is option.native and option.applicability is Applicability.UNSAFE:
+                    template, form_applicability, names = self._template(option, field.value, statement)
+                    if form_applicability is not Applicability.SAFE:
                         applicability = Applicability.UNSAFE
                         blocked.append(f"{field.path}: {option.notes}")
                     if not template:
@@ -205,7 +219,7 @@ class Context:
                             alias, needed = found
                             if needed is not None:
                                 imports.add(needed)
-                    rendered = self._render(template, field.value, alias, indent)
+                    rendered = self._render(template, field.value, alias, indent, names)
                     if len(inline) == 1 and _ends_simple(template):
                         lines.append((f"{rendered}  {inline[0]}", True))
                     else:
@@ -216,7 +230,8 @@ class Context:
             applicability = Applicability.UNSAFE
             blocked.append("thread settings come after TensorFlow ran an op")
         edits += sorted(imports)
-        return UnitPlan(edits, applicability, "; ".join(dict.fromkeys(blocked)), dropped, late, tf_missing)
+        return UnitPlan(edits, applicability, "; ".join(dict.fromkeys(blocked)), dropped, late, tf_missing,
+                        unit.kwargs)
 
     def _statement_range(self, statement: ast.stmt) -> tuple[int, int]:
         source = self.source
@@ -299,12 +314,48 @@ class Context:
             return position, (position if char == "," else None)
         return position, None
 
-    def _template(self, option: opts.Option, value: ast.expr) -> str:
+    def _template(self, option: opts.Option, value: ast.expr, statement: ast.stmt):
+        """(template, applicability, names for it) for this value: the first of
+        the option's forms that the value has, else its general code."""
         literal = self.analysis.literal(value)
-        for known, template in option.literals:
-            if type(literal) is type(known) and literal == known:
-                return template
-        return option.native
+        names = {"gpus": self._free_name(statement, "gpus", "visible_gpus", "tf_gpus"),
+                 "gpu": self._free_name(statement, "gpu", "gpu_device", "tf_gpu")}
+        for form in option.forms:
+            found = self._shape(form.shape, value, literal, names["gpus"])
+            if found is not None:
+                return form.template, form.applicability, {**names, **found}
+        return option.native, option.applicability, names
+
+    def _shape(self, shape: str, value: ast.expr, literal, gpus: str) -> dict | None:
+        """The names a form's template needs when `value` has `shape`, else None."""
+        if shape.startswith("== "):
+            known = ast.literal_eval(shape[3:])
+            return {} if type(literal) is type(known) and literal == known else None
+        if shape == "digit string":
+            return {"index": str(int(literal))} if isinstance(literal, str) and literal.strip().isdigit() else None
+        if shape == "ascending digit list":
+            if not isinstance(literal, str) or not re.fullmatch(r"\s*\d+(\s*,\s*\d+)+\s*", literal):
+                return None
+            indexes = [int(part) for part in literal.split(",")]
+            if indexes != sorted(set(indexes)):
+                return None
+            return {"indexes": ", ".join(f"{gpus}[{i}]" for i in indexes)}
+        if shape == "str(x)":
+            if not (type(value) is ast.Call and "builtins.str" in self.analysis.qnames(value.func)
+                    and len(value.args) == 1 and not value.keywords and type(value.args[0]) is not ast.Starred):
+                return None
+            inner = value.args[0]
+            if type(inner) is ast.Constant and type(inner.value) is int:
+                return {"index": str(inner.value)}
+            return {"index": f"int({self.code(inner)})"}
+        raise ValueError(f"unknown value shape {shape!r} in the option table")
+
+    def _free_name(self, node: ast.AST, *candidates: str) -> str:
+        scope = self.analysis.scope_of(node)
+        for name in candidates:
+            if scope is None or not scope.visible(name):
+                return name
+        return candidates[-1] + "_"
 
     @cached_property
     def indent_unit(self) -> str:
@@ -318,7 +369,7 @@ class Context:
                     return inner[len(outer):]
         return "    "
 
-    def _render(self, template: str, value: ast.expr, tf: str, indent: str) -> str:
+    def _render(self, template: str, value: ast.expr, tf: str, indent: str, names: dict[str, str]) -> str:
         """The template's code at `indent`, with this scope's TensorFlow name
         and the value as written (its own formatting and comments kept);
         nested template lines use the file's indentation step."""
@@ -329,16 +380,43 @@ class Context:
             value_text = f"({value_text})"
         step = self.indent_unit
         lines = []
-        for line in template.format(tf=tf, value=_VALUE).split("\n"):
+        for line in template.format(tf=tf, value=_VALUE, **{"index": "", "indexes": "", **names}).split("\n"):
             stripped = line.lstrip(" ")
             lines.append(indent + step * ((len(line) - len(stripped)) // 4) + stripped)
         return self.source.newline.join(lines).replace(_VALUE, value_text)
 
-    # -- shim target --------------------------------------------------------------------
+    # -- edits of expressions ----------------------------------------------------------
 
-    def shim_call_edit(self, call: ast.Call, shim_name: str) -> Edit:
-        return Edit(self.source.start(call.func), self.source.end(call.func), f"{SHIM_MODULE}.{shim_name}")
+    def shim_call_edits(self, call: ast.Call, shim_name: str) -> list[Edit]:
+        new = f"{SHIM_MODULE}.{shim_name}"
+        edit = Edit(self.source.start(call.func), self.source.end(call.func), new)
+        return [edit, *self.realign(call.func, len(new) - len(self.code(call.func)))]
 
+    def realign(self, node: ast.AST, delta: int) -> list[Edit]:
+        """When `node` (renamed, `delta` characters longer) is the function of
+        a call whose arguments go on over lines aligned after its bracket,
+        those lines move with the bracket."""
+        call = self.analysis.parents.get(node)
+        if not delta or type(call) is not ast.Call or call.func is not node or call.end_lineno == node.end_lineno:
+            return []
+        source = self.source
+        bracket = source.text.find("(", source.end(node))
+        if bracket < 0 or source.position(bracket).line != node.end_lineno:
+            return []
+        column = bracket - source.line_start(bracket) + 1  # where aligned arguments start
+        strings = [(source.start(n), source.end(n)) for n in ast.walk(call)
+                   if type(n) in (ast.Constant, ast.JoinedStr) and n.end_lineno > n.lineno]
+        edits = []
+        for line in range(node.end_lineno + 1, call.end_lineno + 1):
+            start = source.line_starts[line - 1]
+            if any(low < start < high for low, high in strings):
+                continue  # inside a multi-line string: its text, not its layout
+            text = source.line_text(line)
+            indent = len(text) - len(text.lstrip(" "))
+            if not text.strip() or indent < column or indent < -delta:
+                continue
+            edits.append(Edit(start, start, " " * delta) if delta > 0 else Edit(start, start - delta, ""))
+        return edits
 
 _SIMPLE_ENDS: dict[str, bool] = {}
 
@@ -346,7 +424,7 @@ _SIMPLE_ENDS: dict[str, bool] = {}
 def _ends_simple(template: str) -> bool:
     """The template's last statement is a simple one (a comment can end its line)."""
     if template not in _SIMPLE_ENDS:
-        body = ast.parse(template.format(tf="tf", value="value")).body
+        body = ast.parse(opts.example(template)).body
         _SIMPLE_ENDS[template] = not isinstance(body[-1], (ast.For, ast.If, ast.With, ast.While))
     return _SIMPLE_ENDS[template]
 

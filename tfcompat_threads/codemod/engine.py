@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable
+from pathlib import Path
 
 from ..options import Applicability
 from .analysis import Analysis
@@ -39,14 +40,28 @@ class Outcome:
         self.remaining = remaining if remaining is not None else [f for f in findings if not f.fixed]
 
 
-def lint(source: Source, target: str) -> tuple[Context, list[Finding]]:
-    """Every finding of every rule, with its fix, unfiltered."""
+def lint(source: Source, target: str, path: str | None = None) -> tuple[Context, list[Finding]]:
+    """Every finding of every rule, with its fix, unfiltered. `path`: the file,
+    whose repository's other modules a flow may be followed into."""
+    from .project import Project
     from .rules import RULES
 
-    context = Context(source, Analysis(source), target)
+    project = Project.of(path)
+    analysis = Analysis(source, project, Path(path).resolve() if project is not None else None)
+    context = Context(source, analysis, target)
     findings = [finding for rule in RULES.values() for finding in rule.check(context)]
+    regions = context.tf1_regions
+    if regions:  # code that only runs on TF1 is right where it runs: no finding, no change
+        findings = [f for f in findings if not _in_tf1_code(source, f, regions)]
     findings.sort(key=Finding.sort_key)
     return context, findings
+
+
+def _in_tf1_code(source: Source, finding: Finding, regions: list[tuple[int, int]]) -> bool:
+    start = source.line_starts[finding.start.line - 1] + finding.start.column - 1
+    edits = [e for e in (finding.fix.edits if finding.fix else ()) if isinstance(e, (Edit, StatementEdit))]
+    spans = [(start, start + 1), *((e.start, max(e.end, e.start + 1)) for e in edits)]
+    return any(low < end and start_ < high for start_, end in spans for low, high in regions)
 
 
 def suppressions(text: str) -> dict[int, set[str]]:
@@ -122,17 +137,18 @@ class Module:
 
 def run(document: bytes | Module, target: str = "native", filename: str | None = None, *,
         wants: Callable[[str], bool] = lambda code: True, unsafe_fixes: bool = False,
-        fix: bool = True, noqa: bool = True) -> Outcome:
+        fix: bool = True, noqa: bool = True, path: str | None = None) -> Outcome:
     """Findings of one module and, with `fix`, the fixed module (a .py file's
     bytes, or a `Module`-like document such as a notebook, edited in place).
     Raises SourceError for code that cannot be decoded or parsed, and never
-    hands back code that does not parse."""
+    hands back code that does not parse. `path`: the file on disk, when
+    `filename` is not it (a notebook's module)."""
     if target not in TARGETS:
         raise ValueError(f"target must be one of {TARGETS}, not {target!r}")
     module = Module(document) if isinstance(document, bytes) else document
 
     def round_(source: Source) -> tuple[Context, list[Finding]]:
-        context, found = lint(source, target)
+        context, found = lint(source, target, path or filename)
         return context, select(found, wants, suppressions(source.text) if noqa else {}, unsafe_fixes)
 
     context, findings = round_(Source(module.code(), filename))
@@ -179,7 +195,8 @@ def apply(context: Context, findings: list[Finding]) -> tuple[list, list[Finding
     skipped: list[Finding] = []
     seen: set = set()
     for finding in sorted((f for f in findings if f.fixed), key=_first_edit):
-        mine = [e for e in finding.fix.edits if not isinstance(e, (EnsureImport, MoveImport)) and e not in seen]
+        mine = [e for e in finding.fix.edits if not isinstance(e, (EnsureImport, MoveImport))
+                and (e.start == e.end or e not in seen)]  # insertions add up (realigned lines)
         if any(_overlaps(e, taken) for e in mine):
             skipped.append(finding)
             continue
@@ -204,10 +221,18 @@ def _first_edit(finding: Finding):
 
 
 def _overlaps(edit, taken: list[tuple[int, int]]) -> bool:
+    """Replacements that share text, or an insertion strictly inside a
+    replacement; insertions at one place do not overlap (they add up)."""
     for start, end in taken:
-        if edit.start < end and start < edit.end:
-            return True
-        if edit.start == edit.end == start == end:
+        if start == end and edit.start == edit.end:
+            continue
+        if start == end:
+            if edit.start < start < edit.end:
+                return True
+        elif edit.start == edit.end:
+            if start < edit.start < end:
+                return True
+        elif edit.start < end and start < edit.end:
             return True
     return False
 

@@ -194,7 +194,8 @@ class Scopes:
                     self.star_modules.append(module)
                 continue
             bound = alias.asname if alias.asname is not None else alias.name
-            self._bind(bound, node, "import", f"{module}.{alias.name}" if not node.level else None, scope)
+            self._bind(bound, node, "import", f"{module}.{alias.name}" if node.module else f"{module}{alias.name}",
+                       scope)
         return None
 
     def _function(self, node, scope: Scope):

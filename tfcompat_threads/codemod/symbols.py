@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-# Module prefixes, longest first: (prefix, is the TF2-valid compat.v1 API)
-_TF_PREFIXES = (("tensorflow.compat.v1.", True), ("tensorflow.", False))
+# Module prefixes, longest first: (prefix, is the TF2-valid compat.v1 API).
+# tensorflow_estimator is where tf.estimator lives since TF 1.14.
+_TF_PREFIXES = (("tensorflow.compat.v1.", True), ("tensorflow.", False), ("tensorflow_estimator.", False))
 
 # Keras' set_session, in all spellings: TF's Keras and multi-backend Keras.
 SET_SESSION_NAMES = {
@@ -33,16 +34,29 @@ THREAD_SETTERS = (
     "config.threading.set_intra_op_parallelism_threads",
     "config.threading.set_inter_op_parallelism_threads",
 )
-# Calls that take a config and run graphs with it: the config stays a ConfigProto.
-GRAPH_SINKS = (
+# Estimator's RunConfig(session_config=...), however it is imported.
+ESTIMATOR_RUN_CONFIGS = (
     "estimator.RunConfig",
     "contrib.learn.RunConfig",
+    "python.estimator.run_config.RunConfig",
+    "estimator.run_config.RunConfig",
+    "contrib.tpu.RunConfig",
+    "estimator.tpu.RunConfig",
+    "compat.v1.estimator.tpu.RunConfig",
+)
+# Calls that take a config and run graphs with it: the config stays a ConfigProto.
+GRAPH_SINKS = (
+    *ESTIMATOR_RUN_CONFIGS,
     "train.MonitoredTrainingSession",
     "train.Server",
     "train.Supervisor",
     "train.SingularMonitoredSession",
     "distribute.Server",
 )
+
+# Methods that make a graph session from a config: Supervisor and
+# SessionManager, and tf.test.TestCase's sessions.
+GRAPH_SESSION_METHODS = ("managed_session", "prepare_session", "test_session", "cached_session", "session")
 
 # Session-config names that TF2 has only under tf.compat.v1.
 TF1_ONLY = frozenset(
@@ -63,10 +77,12 @@ TF1_ONLY = frozenset(
         "train.SingularMonitoredSession",
         "train.Supervisor",
         "train.Server",
-        "keras.backend.set_session",
         "keras.backend.get_session",
     }
 )
+# TF1-only names whose tf.compat.v1 spelling is gone with Keras 3 (TF >= 2.16):
+# renaming them is not a safe fix. Keras' set_session is keras-set-session's.
+KERAS2_ONLY = frozenset({"keras.backend.get_session"})
 
 # Calls that surely start TensorFlow's runtime (and so fix its thread pools).
 # Kept to the sure ones: a linter's false alarm costs more than a miss.

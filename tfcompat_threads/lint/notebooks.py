@@ -322,7 +322,7 @@ class NotebookModule:
             finding.noqa_row -= offset
 
 
-def run(data: bytes, settings, fix: bool, enabled: frozenset[str]):
+def run(data: bytes, settings, fix: bool, enabled: frozenset[str], path: str | None = None):
     """(engine outcome with findings placed in cells and the new notebook
     bytes, the NotebookModule or None when there is no code)."""
     from ..codemod import engine
@@ -334,7 +334,7 @@ def run(data: bytes, settings, fix: bool, enabled: frozenset[str]):
     module = NotebookModule(notebook)
     try:
         outcome = engine.run(module, settings.target, None, wants=enabled.__contains__,
-                             unsafe_fixes=settings.unsafe_fixes, fix=fix)
+                             unsafe_fixes=settings.unsafe_fixes, fix=fix, path=path)
     except SourceError as error:
         starts = module.builds[-1] if module.builds else [1]
         index = max(i for i, start in enumerate(starts) if start <= error.line)

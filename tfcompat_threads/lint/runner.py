@@ -87,7 +87,7 @@ def _process(data: bytes, path: str, settings: Settings, mode: Mode, enabled: fr
             from . import notebooks
 
             try:
-                outcome, module = notebooks.run(data, settings, fix, enabled)
+                outcome, module = notebooks.run(data, settings, fix, enabled, path)
             except notebooks.NotebookError as error:
                 result.error = f"{path}:1:1: {error}"
                 return result

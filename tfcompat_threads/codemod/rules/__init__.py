@@ -66,7 +66,6 @@ _MODULES = (
     "keras_set_session",
     "enable_eager_with_config",
     "unfollowed_config",
-    "config_from_kwargs",
     "unmappable_field",
     "estimator_session_config",
     "thread_setting_after_first_op",
@@ -86,15 +85,17 @@ RULES: dict[str, Rule] = _load()
 BY_NAME: dict[str, Rule] = {rule.name: rule for rule in RULES.values()}
 
 # Codes of 0.1 -> codes now (0.1's TFT1xx meant "no fix": a code no longer
-# says whether a fix exists). Old codes keep working wherever codes are read.
+# says whether a fix exists; ConfigProto(**kwargs) is unfollowed-config, or
+# config-only-session without a native fix). Old codes keep working wherever
+# codes are read.
 REDIRECTS: dict[str, str] = {
-    "TFT101": "TFT007",
-    "TFT102": "TFT006",
+    "TFT101": "TFT006",
+    "TFT102": "TFT005",
     "TFT103": "TFT004",
-    "TFT104": "TFT009",
+    "TFT104": "TFT008",
     "TFT105": "TFT003",
     "TFT106": "TFT005",
-    "TFT107": "TFT008",
+    "TFT107": "TFT007",
 }
 
 

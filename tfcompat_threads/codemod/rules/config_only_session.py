@@ -56,18 +56,27 @@ tf.config.threading.set_intra_op_parallelism_threads(2)
     def check(self, context):
         for unit in context.config_only_units:
             plan = context.plans[unit]
-            first = unit.sessions[0]
-            kind = context.analysis.symbol(first.func).name
-            how = "the TF2 calls" if context.target == "native" else "tfcompat_threads"
+            first = unit.sessions[0] if unit.sessions else unit.config
+            made = (f"{context.analysis.symbol(first.func).name} made only to carry its config" if unit.sessions
+                    else "this config only reaches sessions that carry it")
             help = ""
-            if context.target == "shim":
+            if unit.elsewhere:
+                fix = None
+                help = (f"its flow goes on at {', '.join(unit.elsewhere)}: fix the session there (or call "
+                        "tfcompat_threads.configure(config) where the session is made), then remove this one")
+            elif context.target == "shim":
                 edits = [
-                    context.shim_call_edit(call, SHIM_NAMES[symbol.name])
+                    edit
                     for call in unit.calls
                     if (symbol := context.analysis.symbol(call.func)) is not None and symbol.name in SHIM_NAMES
+                    for edit in context.shim_call_edits(call, SHIM_NAMES[symbol.name])
                 ]
                 fix = Fix(Applicability.SAFE, "tfcompat_threads applies the config process-wide",
                           [*edits, EnsureImport(SHIM_MODULE, None)])
+            elif plan.fields_unknown:
+                fix = None
+                help = ("its fields come from **kwargs, known at run time only: use `--target shim` (the shim "
+                        "applies them), or call tfcompat_threads.configure(config) where the session was made")
             elif plan.tf_missing:
                 fix = None
                 help = ("no free name for TensorFlow here (`tf` and `tensorflow` are both taken): import "
@@ -81,7 +90,7 @@ tf.config.threading.set_intra_op_parallelism_threads(2)
             yield context.finding(
                 self.code,
                 first,
-                f"{kind} made only to carry its config: on TF2 its settings do nothing for eager ops (fix: {how})",
+                f"{made}: on TF2 its settings do nothing for eager ops",
                 fix,
                 help=help,
                 key=context.unit_key(unit),

@@ -1,13 +1,14 @@
-"""TFT008 estimator-session-config."""
+"""TFT007 estimator-session-config."""
 
 from __future__ import annotations
 
+from .. import symbols as sym
 from ..findings import ERROR
 from . import Rule
 
 
 class EstimatorSessionConfig(Rule):
-    code = "TFT008"
+    code = "TFT007"
     name = "estimator-session-config"
     severity = ERROR
     summary = "tf.estimator.RunConfig(session_config=...): tf.estimator is gone in TF 2.16."
@@ -25,7 +26,7 @@ run_config = tf.estimator.RunConfig(session_config=config)
 
     def check(self, context):
         for call, symbol in context.analysis.calls:
-            if symbol.name == "estimator.RunConfig" and any(k.arg == "session_config" for k in call.keywords):
+            if symbol.name in sym.ESTIMATOR_RUN_CONFIGS and any(k.arg == "session_config" for k in call.keywords):
                 yield context.finding(
                     self.code,
                     call,

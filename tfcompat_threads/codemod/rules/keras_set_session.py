@@ -36,11 +36,12 @@ tf.config.threading.set_intra_op_parallelism_threads(2)
     invalid = ()
 
     def check(self, context):
-        unfollowed = {call for unit in context.analysis.units if unit.status == UNFOLLOWED
-                      for call in unit.set_session_calls}
+        reached = {call: unit for unit in context.analysis.units for call in unit.set_session_calls}
         for call, symbol in context.analysis.calls:
-            if symbol.name != sym.SET_SESSION or symbol.shim or call in unfollowed:
+            if symbol.name != sym.SET_SESSION or symbol.shim:
                 continue  # the shim's set_session works on Keras 3
+            if call in reached and reached[call].status == UNFOLLOWED:
+                continue  # unfollowed-config says it
             unit = context.unit_calls.get(call)
             if unit is not None:
                 cover = Cover((context.unit_key(unit),), "reported")
@@ -48,11 +49,13 @@ tf.config.threading.set_intra_op_parallelism_threads(2)
                 cover = Cover((f"shim@{context.source.start(call)}",), "fixed")  # it becomes the shim's
             else:
                 cover = None
+            why = reached[call].reason if call in reached and reached[call].reason else \
+                "its session is not made in this file"
             yield context.finding(
                 self.code,
                 call,
-                "set_session with a session that is not config-only here (it runs graphs, or is made "
-                "elsewhere): Keras 3 (TF >= 2.16) has no set_session",
+                f"{context.code(call.func)}(): Keras 3 (TF >= 2.16) has no set_session, and this one is not "
+                f"config-only ({why})",
                 help="keep tf-keras (pip install tf-keras; TF_USE_LEGACY_KERAS=1) for this graph-mode code, "
                 "or configure the process with tf.config.threading instead of a session",
                 cover=cover,

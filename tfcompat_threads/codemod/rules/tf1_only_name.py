@@ -59,14 +59,11 @@ with tf.compat.v1.Session(config=config) as sess:
         rename_keys: dict[ast.AST, str] = {}
         for node, symbol in analysis.references:
             if symbol.name not in sym.TF1_ONLY or symbol.compat or not symbol.of_tensorflow:
-                continue
+                continue  # `tf.RunOptions.FULL_TRACE`: the inner `tf.RunOptions` is renamed
             if node in shim_keys or type(node) is ast.Name:
                 continue  # the shim call says it; a bare name is its `from tensorflow import`
-            parent = analysis.parents.get(node)
-            if type(parent) is ast.Attribute and parent.value is node:
-                continue  # the outer attribute is the name
             unit = context.unit_replacing(node) if context.target == "native" else None
-            cover = Cover((context.unit_key(unit),), "fixed") if unit is not None else None
+            cover = Cover((context.unit_key(unit),), "reported") if unit is not None else None
             key = f"rename@{context.source.start(node)}"
             rename_keys[node] = key
             yield self._rename(context, node, symbol, cover, key)
@@ -78,7 +75,8 @@ with tf.compat.v1.Session(config=config) as sess:
             root = root.value
         source = context.source
         if context.analysis.qnames(root) == {"tensorflow"}:
-            alias, edits = context.code(root), [Edit(source.end(root), source.end(root), ".compat.v1")]
+            alias = context.code(root)
+            edits = [Edit(source.end(root), source.end(root), ".compat.v1")]
         else:
             found = context.tf_alias(context.analysis.statement_of(node))
             if found is None:
@@ -91,9 +89,17 @@ with tf.compat.v1.Session(config=config) as sess:
             if needed is not None:
                 edits.append(needed)
         new = f"{alias}.compat.v1.{symbol.name}"
+        edits += context.realign(node, len(new) - len(context.code(node)))
+        if symbol.name in sym.KERAS2_ONLY:
+            fix = Fix(Applicability.UNSAFE, f"rename to {new}", edits,
+                      blocked_by=f"{new} exists only with Keras 2 (TF <= 2.15, or tf-keras)")
+            help = (f"{new} works on TF <= 2.15 only (Keras 2): apply it with `fix --unsafe-fixes` if you keep "
+                    "Keras 2 (tf-keras, TF_USE_LEGACY_KERAS=1), or port this code to TF2")
+        else:
+            fix, help = Fix(Applicability.SAFE, f"rename to {new}", edits), ""
         return context.finding(
-            self.code, node, f"{context.code(node)} does not exist on TF2 (fix: {new})",
-            Fix(Applicability.SAFE, f"rename to {new}", edits), key=key, cover=cover)
+            self.code, node, f"{context.code(node)} does not exist on TF2 (fix: {new})", fix, help=help,
+            key=key, cover=cover)
 
     def _shim_calls(self, context, keys):
         """Shim target: the TF1 session API goes to tfcompat_threads; calls of a
@@ -115,7 +121,7 @@ with tf.compat.v1.Session(config=config) as sess:
                 self.code, call.func,
                 f"{context.code(call.func)} does not exist on TF2 (fix: {SHIM_MODULE}.{shim_name})",
                 Fix(Applicability.SAFE, f"call {SHIM_MODULE}.{shim_name}",
-                    [context.shim_call_edit(call, shim_name), EnsureImport(SHIM_MODULE, None)]),
+                    [*context.shim_call_edits(call, shim_name), EnsureImport(SHIM_MODULE, None)]),
                 key=f"shim@{context.source.start(call)}",
                 cover=Cover((context.unit_key(unit),), "fixed") if unit is not None else None)
 

@@ -1,4 +1,4 @@
-"""TFT009 thread-setting-after-first-op."""
+"""TFT008 thread-setting-after-first-op."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from . import Rule
 
 
 class ThreadSettingAfterFirstOp(Rule):
-    code = "TFT009"
+    code = "TFT008"
     name = "thread-setting-after-first-op"
     severity = ERROR
     summary = "A thread setting that comes after TensorFlow already ran an op."

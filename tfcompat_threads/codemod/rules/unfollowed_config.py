@@ -13,8 +13,9 @@ class UnfollowedConfig(Rule):
     severity = WARNING
     summary = "A ConfigProto whose flow the codemod cannot follow (reassigned, stored, passed somewhere unknown)."
     what = (
-        "Finds a `ConfigProto` whose way to its sessions the codemod cannot follow: it is reassigned, stored "
-        "on an object, changed in a compound statement, or passed to a function it does not know."
+        "Finds a `ConfigProto` whose way to its sessions the codemod cannot follow: its name is also bound to "
+        "something else, it is stored where its class does not read it, changed in a compound statement, or "
+        "passed to a function it does not know (also with `ConfigProto(**kwargs)`)."
     )
     why = "Its sessions may be config-only on TF2 (settings silently lost); no rewrite can tell."
     example = """\
@@ -30,8 +31,8 @@ tfcompat_threads.configure(self.config)
 
     def check(self, context):
         for unit in context.analysis.units:
-            if unit.status != UNFOLLOWED or any(k.arg is None for k in unit.config.keywords):
-                continue  # **kwargs: config-from-kwargs says it
+            if unit.status != UNFOLLOWED:
+                continue
             yield context.finding(
                 self.code,
                 unit.reason_node or unit.config,

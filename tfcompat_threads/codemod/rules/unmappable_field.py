@@ -1,14 +1,15 @@
-"""TFT007 unmappable-field."""
+"""TFT006 unmappable-field."""
 
 from __future__ import annotations
 
 from ... import options as opts
+from ..context import UNMAPPABLE_FIELD
 from ..findings import WARNING, Cover
 from . import Rule
 
 
 class UnmappableField(Rule):
-    code = "TFT007"
+    code = UNMAPPABLE_FIELD
     name = "unmappable-field"
     severity = WARNING
     summary = "A ConfigProto field of a config-only session that has no TF2 eager equivalent."

@@ -1,0 +1,57 @@
+"""TensorFlow names a program uses (qualified by its imports), and which of
+them the installed TensorFlow lacks: the check that a fix introduces only
+names that exist (a safe fix must not use a name the newest TF 2.x lacks)."""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+
+from tfcompat_threads.codemod.scopes import Scopes
+
+
+def tensorflow_names(source: bytes) -> set[str]:
+    """Every `tensorflow.` / `tfcompat_threads.` dotted name the module reads
+    (the longest chain at each place) or imports."""
+    tree = ast.parse(source)
+    scopes = Scopes(tree)
+    found = set()
+    for node in scopes.scopes:
+        parent = scopes.parents.get(node)
+        if type(node) in (ast.Name, ast.Attribute) and not (type(parent) is ast.Attribute and parent.value is node):
+            found |= {n for n in scopes.qualified_names(node) if n.startswith(("tensorflow.", "tfcompat_threads."))}
+        elif type(node) is ast.ImportFrom and node.module and node.module.startswith("tensorflow") and not node.level:
+            found |= {f"{node.module}.{a.name}" for a in node.names if a.name != "*"}
+    return found
+
+
+RESOLVE = r"""
+import importlib, json, sys
+out = {}
+for name in json.loads(sys.stdin.read()):
+    parts = name.split(".")
+    obj, error = None, None
+    for end in range(len(parts), 0, -1):  # the longest importable module, then attributes
+        try:
+            obj = importlib.import_module(".".join(parts[:end]))
+            break
+        except ImportError:
+            continue
+    try:
+        for part in parts[end:]:
+            obj = getattr(obj, part)
+    except AttributeError as exc:
+        out[name] = str(exc)
+print(json.dumps(out))
+"""
+
+
+def unresolved(names: dict[str, str]) -> dict[str, str]:
+    """{name: where it was seen} for the names the installed TF lacks."""
+    proc = subprocess.run([sys.executable, "-c", RESOLVE], input=json.dumps(sorted(names)), capture_output=True,
+                          text=True, timeout=300, env={"TF_CPP_MIN_LOG_LEVEL": "3", **__import__("os").environ})
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    missing = json.loads(proc.stdout.strip().splitlines()[-1])
+    return {name: f"{names[name]}: {reason}" for name, reason in missing.items()}

@@ -1,0 +1,182 @@
+"""Code that only runs on TensorFlow 1: the branch of an `if` whose test
+decides between TF1 and TF2 (`hasattr(tf, 'ConfigProto')`, a comparison of
+`tf.__version__`). That code is already right where it runs; the codemod
+leaves it alone (no finding, no change).
+
+A test is decided by evaluating it twice, with TensorFlow 1.15 and 2.15, over
+a small whitelist of operations (no user code runs): when both give a bool
+and they differ, the branch taken with 1.15 is TF1-only.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+
+from . import symbols as sym
+
+# Names that TF2's root module does not have: hasattr(tf, NAME) is true on TF1 only.
+TF1_MARKERS = sym.TF1_ONLY | {
+    "placeholder", "contrib", "variable_scope", "get_variable", "get_default_graph", "app", "flags",
+    "logging", "Print", "train.Saver", "global_variables_initializer", "layers",
+}
+_VERSIONS = {"1": "1.15.5", "2": "2.15.0"}
+_COMPARE = {
+    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+    ast.Gt: operator.gt, ast.GtE: operator.ge, ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
+}
+_VERSION_CALLS = ("LooseVersion", "StrictVersion", "Version", "parse", "parse_version")
+
+
+class Undecided(Exception):
+    pass
+
+
+def tf1_regions(analysis) -> list[tuple[int, int]]:
+    """Text ranges [start, end) of the statements that run on TF1 only."""
+    regions = []
+    for node in analysis.names.scopes:
+        if type(node) is not ast.If:
+            continue
+        try:
+            on_tf1, on_tf2 = (_truth(analysis, node.test, major) for major in ("1", "2"))
+        except (Undecided, ArithmeticError, ValueError, TypeError, IndexError, AttributeError, RecursionError):
+            continue
+        if on_tf1 == on_tf2:
+            continue
+        branch = node.body if on_tf1 else node.orelse
+        if branch:
+            regions.append((analysis.source.start(branch[0]), analysis.source.end(branch[-1])))
+    return sorted(regions)
+
+
+def _truth(analysis, test: ast.expr, major: str) -> bool:
+    value = _evaluate(analysis, test, major)
+    if type(value) is not bool:
+        value = bool(value)
+    return value
+
+
+def _is_tensorflow(analysis, node: ast.expr) -> bool:
+    names = analysis.qnames(node)
+    return bool(names) and names <= {"tensorflow", "tensorflow.compat.v1"} and "tensorflow" in names
+
+
+def _evaluate(analysis, node: ast.expr, major: str):
+    kind = type(node)
+    if kind is ast.Constant:
+        return node.value
+    if kind is ast.Attribute:
+        chain = []
+        root = node
+        while type(root) is ast.Attribute:
+            chain.append(root.attr)
+            root = root.value
+        path = ".".join(reversed(chain))
+        if path in ("__version__", "VERSION", "version.VERSION") and _is_tensorflow(analysis, root):
+            return _VERSIONS[major]
+        if kind is ast.Attribute and type(node.value) is not ast.Name:
+            base = _evaluate(analysis, node.value, major)
+            if isinstance(base, str) and node.attr in ("startswith", "split", "strip"):
+                return getattr(base, node.attr)
+        raise Undecided
+    if kind is ast.Subscript:
+        base = _evaluate(analysis, node.value, major)
+        index = _evaluate(analysis, node.slice, major) if type(node.slice) is not ast.Slice else slice(
+            *(None if part is None else _evaluate(analysis, part, major)
+              for part in (node.slice.lower, node.slice.upper, node.slice.step)))
+        if not isinstance(base, (str, list, tuple)):
+            raise Undecided
+        return base[index]
+    if kind is ast.Compare:
+        left = _evaluate(analysis, node.left, major)
+        for op, right_node in zip(node.ops, node.comparators):
+            right = _evaluate(analysis, right_node, major)
+            if type(op) not in _COMPARE or not _comparable(left, right):
+                raise Undecided
+            if not _COMPARE[type(op)](left, right):
+                return False
+            left = right
+        return True
+    if kind is ast.BoolOp:
+        values = [_truth(analysis, value, major) for value in node.values]
+        return all(values) if type(node.op) is ast.And else any(values)
+    if kind is ast.UnaryOp and type(node.op) is ast.Not:
+        return not _truth(analysis, node.operand, major)
+    if kind is ast.Tuple:
+        return tuple(_evaluate(analysis, element, major) for element in node.elts)
+    if kind is ast.Call:
+        return _call(analysis, node, major)
+    raise Undecided
+
+
+def _call(analysis, node: ast.Call, major: str):
+    if node.keywords or any(type(a) is ast.Starred for a in node.args):
+        raise Undecided
+    func = node.func
+    if type(func) is ast.Name and func.id == "hasattr" and len(node.args) == 2 and "builtins.hasattr" in \
+            analysis.qnames(func):
+        target, name = node.args
+        attribute = _evaluate(analysis, name, major)
+        if not isinstance(attribute, str) or not _is_tensorflow(analysis, target):
+            raise Undecided
+        if attribute in TF1_MARKERS:
+            return major == "1"
+        raise Undecided
+    args = [_evaluate(analysis, arg, major) for arg in node.args]
+    if type(func) is ast.Name and func.id in ("int", "float", "str", "tuple") and \
+            f"builtins.{func.id}" in analysis.qnames(func):
+        return {"int": int, "float": float, "str": str, "tuple": tuple}[func.id](*args)
+    if type(func) is ast.Attribute and func.attr in ("startswith", "split", "strip"):
+        base = _evaluate(analysis, func.value, major)
+        if isinstance(base, str):
+            return getattr(base, func.attr)(*args)
+        raise Undecided
+    name = func.attr if type(func) is ast.Attribute else func.id if type(func) is ast.Name else ""
+    if name in _VERSION_CALLS and len(args) == 1 and isinstance(args[0], str):
+        from packaging.version import Version
+
+        from ..versions import parse_version
+
+        return _Comparable(parse_version(args[0]) if name != "Version" else Version(args[0]))
+    raise Undecided
+
+
+class _Comparable:
+    """A parsed version, comparable with another."""
+
+    def __init__(self, version) -> None:
+        self.version = version
+
+    def __lt__(self, other):
+        return self.version < _version(other)
+
+    def __le__(self, other):
+        return self.version <= _version(other)
+
+    def __gt__(self, other):
+        return self.version > _version(other)
+
+    def __ge__(self, other):
+        return self.version >= _version(other)
+
+    def __eq__(self, other):
+        return self.version == _version(other)
+
+    def __ne__(self, other):
+        return self.version != _version(other)
+
+    __hash__ = None
+
+
+def _version(other):
+    if isinstance(other, _Comparable):
+        return other.version
+    raise Undecided
+
+
+def _comparable(left, right) -> bool:
+    kinds = (type(left), type(right))
+    return (kinds[0] is kinds[1] and kinds[0] in (str, int, float, tuple, bool)) or \
+        (isinstance(left, (int, float)) and isinstance(right, (int, float))) or \
+        (isinstance(left, _Comparable) and isinstance(right, _Comparable))
