@@ -53,7 +53,7 @@ def test_metadata_ready_to_publish():
     assert PROJECT["license"] == "Apache-2.0", "an SPDX expression, not a table"
     assert PROJECT["license-files"] == ["LICENSE"]
     build_requires = PYPROJECT["build-system"]["requires"]
-    assert build_requires == ["setuptools>=77.0.3"], "license expressions and license-files need setuptools 77"
+    assert build_requires == ["setuptools>=77.0.3"], "license and license-files as here need setuptools 77"
     assert PROJECT["authors"] and all(a.get("name") for a in PROJECT["authors"])
     assert {"tensorflow", "codemod", "pre-commit"} <= set(PROJECT["keywords"])
     # No project URLs: the project has no public address yet (an address that
@@ -62,7 +62,8 @@ def test_metadata_ready_to_publish():
 
 
 def test_classifiers_are_valid_and_match_requires_python():
-    from trove_classifiers import classifiers as known, deprecated_classifiers
+    from trove_classifiers import classifiers as known
+    from trove_classifiers import deprecated_classifiers
 
     ours = PROJECT["classifiers"]
     assert ours == sorted(set(ours), key=ours.index), "duplicates"
@@ -71,7 +72,8 @@ def test_classifiers_are_valid_and_match_requires_python():
     assert not [c for c in ours if c in deprecated_classifiers]
     # With a license expression, setuptools >= 77 refuses License :: classifiers.
     assert not [c for c in ours if c.startswith("License ::")]
-    versions = [c.rsplit(" ", 1)[1] for c in ours if re.fullmatch(r"Programming Language :: Python :: 3\.\d+", c)]
+    python = re.compile(r"Programming Language :: Python :: (3\.\d+)")
+    versions = [m[1] for m in map(python.fullmatch, ours) if m]
     assert versions == ["3.10", "3.11", "3.12", "3.13"]
     assert PROJECT["requires-python"] == ">=3.10"
     assert "Programming Language :: Python :: 3 :: Only" in ours
@@ -140,9 +142,9 @@ def test_wheel_holds_package_license_and_entry_point(dists, tmp_path):
     # The entry point, loaded from the unpacked wheel (not from this checkout).
     run = subprocess.run(
         [sys.executable, "-c",
-         "import sys; sys.path.insert(0, sys.argv[1]); import importlib.metadata as m; "
-         "(ep,) = m.distribution('tfcompat-threads').entry_points.select(group='console_scripts'); "
-         "main = ep.load(); print(sys.modules['tfcompat_threads'].__file__); main(['--version'])",
+         ("import sys; sys.path.insert(0, sys.argv[1]); import importlib.metadata as m; "
+          "(ep,) = m.distribution('tfcompat-threads').entry_points.select(group='console_scripts'); "
+          "main = ep.load(); print(sys.modules['tfcompat_threads'].__file__); main(['--version'])"),
          str(tmp_path)],
         capture_output=True, text=True,
     )
