@@ -1,12 +1,9 @@
-"""The hooks under the real pre-commit; a copy of Python's standard library;
-random programs with no TensorFlow in them."""
+"""A copy of Python's standard library; random programs with no TensorFlow in
+them. (The hooks under the real pre-commit: tests/test_precommit_snippet.py.)"""
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
-import sys
 import sysconfig
 from pathlib import Path
 
@@ -14,50 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.test_cli import LEGACY, LEGACY_FIXED, cli
+from tests.test_cli import cli
 from tfcompat_threads.codemod import CodemodError, transform
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def git(*args, cwd):
-    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
-
-
-def test_pre_commit_hooks(tmp_path):
-    """A repository with a legacy file and a .pre-commit-config.yaml pointing at
-    this checkout (its HEAD commit): check fails naming the file, fix rewrites
-    it, check then passes."""
-    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True)
-    repo = tmp_path / "project"
-    repo.mkdir()
-    git("init", "-q", cwd=repo)
-    (repo / "train.py").write_bytes(LEGACY)
-    (repo / ".pre-commit-config.yaml").write_text(
-        "repos:\n"
-        f"  - repo: {ROOT}\n"
-        f"    rev: {head.stdout.strip()}\n"
-        "    hooks:\n"
-        "      - id: tfcompat-threads-check\n"
-        "      - id: tfcompat-threads-fix\n"
-        "        stages: [manual]\n"
-    )
-    git("add", ".", cwd=repo)
-    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache"), "SKIP": ""}
-    pre_commit = [sys.executable, "-m", "pre_commit", "run", "--all-files"]
-
-    def run(*args):
-        return subprocess.run([*pre_commit, *args], cwd=repo, env=env, capture_output=True, text=True)
-
-    checked = run("tfcompat-threads-check")
-    assert checked.returncode == 1, checked.stdout + checked.stderr
-    assert "train.py:5:8: TFT001" in checked.stdout
-    fixed = run("--hook-stage", "manual", "tfcompat-threads-fix")
-    assert fixed.returncode == 1, "pre-commit fails a hook that changed files"
-    assert (repo / "train.py").read_bytes() == LEGACY_FIXED
-    git("add", ".", cwd=repo)
-    again = run("tfcompat-threads-check")
-    assert again.returncode == 0, again.stdout
 
 
 def test_fix_over_a_copy_of_the_standard_library(tmp_path):
