@@ -39,6 +39,8 @@ def test_valid_examples_have_no_finding_of_the_rule(rule, target):
 @pytest.mark.parametrize("rule", RULE_LIST, ids=lambda r: r.code)
 def test_invalid_examples_are_found_and_fixed_as_documented(rule, target):
     for example in rule.invalid:
+        if target not in example.targets:
+            continue
         outcome = engine.run(example.source.encode(), target)
         assert rule.code in {f.code for f in outcome.findings}, example.source
         expected = getattr(example, target)

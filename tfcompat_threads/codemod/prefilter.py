@@ -3,14 +3,17 @@ none of these tokens has nothing for the codemod, and is not parsed at all."""
 
 from __future__ import annotations
 
-# One of these names must appear for any rule to fire ...
-TRIGGERS = (
-    b"ConfigProto",
-    b"GPUOptions",
+from .symbols import OPENMP_THREAD_VARIABLES, SHIM_NAMES, TF1_ONLY, THREAD_SETTERS
+
+# One of these names must appear for any rule to fire: the last part of every
+# name a rule looks for (derived from the symbol tables, never copied) ...
+_NAMES = {
+    *(name.rsplit(".", 1)[-1].encode() for name in (*TF1_ONLY, *SHIM_NAMES, *THREAD_SETTERS)),
     b"Session",  # Session, InteractiveSession, set_session, MonitoredTrainingSession
-    b"enable_eager_execution",
     b"_parallelism_threads",
-)
+    *(name.encode() for name in OPENMP_THREAD_VARIABLES),
+}
+TRIGGERS = tuple(sorted(n for n in _NAMES if not any(o != n and o in n for o in _NAMES)))  # no token twice
 # ... and TensorFlow must be named: every rule needs a TensorFlow import to
 # resolve names against (a Keras-only file has nothing to fix). One substring
 # search over a file that has nothing for us: ~0.7 ms per MB here.

@@ -58,6 +58,11 @@ GRAPH_SINKS = (
 # SessionManager, and tf.test.TestCase's sessions.
 GRAPH_SESSION_METHODS = ("managed_session", "prepare_session", "test_session", "cached_session", "session")
 
+# Environment variables people set to size TensorFlow's threads, which the
+# official wheels do not read for their pools (measured: tests/test_measure_env.py).
+OPENMP_THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "KMP_BLOCKTIME", "KMP_AFFINITY",
+                           "KMP_SETTINGS", "KMP_HW_SUBSET")
+
 # Session-config names that TF2 has only under tf.compat.v1.
 TF1_ONLY = frozenset(
     {

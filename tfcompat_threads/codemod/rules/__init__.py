@@ -27,12 +27,14 @@ __all__ = ["ERROR", "WARNING", "Example", "REDIRECTS", "RULES", "Rule", "Unknown
 
 
 class Example(NamedTuple):
-    """Code a rule reports (`source`), and what `fix` makes of it for each
-    target (None: not checked for that target; equal to `source`: no fix)."""
+    """Code a rule reports (`source`) with the targets it reports it for, and
+    what `fix` makes of it for each target (None: not checked; equal to
+    `source`: no fix)."""
 
     source: str
     native: str | None = None
     shim: str | None = None
+    targets: tuple[str, ...] = ("native", "shim")
 
 
 class Rule:
@@ -69,6 +71,8 @@ _MODULES = (
     "unmappable_field",
     "estimator_session_config",
     "thread_setting_after_first_op",
+    "device_count_as_thread_limit",
+    "openmp_thread_variables",
 )
 
 

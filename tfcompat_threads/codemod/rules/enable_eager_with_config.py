@@ -6,7 +6,7 @@ import ast
 
 from .. import symbols as sym
 from ..findings import ERROR
-from . import Rule
+from . import Example, Rule
 
 
 class EnableEagerWithConfig(Rule):
@@ -28,7 +28,8 @@ tf.config.threading.set_intra_op_parallelism_threads(2)
 """
     fix_safety = "No automatic fix yet: the config may be used elsewhere too."
     valid = ("import tensorflow as tf\ntf.compat.v1.enable_eager_execution()\n",)
-    invalid = ()
+    invalid = (Example("import tensorflow as tf\nconfig = tf.compat.v1.ConfigProto()\n"
+                       "tf.compat.v1.enable_eager_execution(config=config)\n"),)
 
     def check(self, context):
         for call, symbol in context.analysis.calls:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .. import symbols as sym
 from ..findings import ERROR
-from . import Rule
+from . import Example, Rule
 
 
 class EstimatorSessionConfig(Rule):
@@ -22,7 +22,8 @@ run_config = tf.estimator.RunConfig(session_config=config)
 """
     fix_safety = "No automatic fix."
     valid = ()
-    invalid = ()
+    invalid = (Example("import tensorflow as tf\nconfig = tf.compat.v1.ConfigProto()\n"
+                       "run_config = tf.estimator.RunConfig(session_config=config)\n"),)
 
     def check(self, context):
         for call, symbol in context.analysis.calls:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from .. import symbols as sym
 from ..analysis import UNFOLLOWED
 from ..findings import ERROR, Cover
-from . import Rule
+from . import Example, Rule
 
 
 class KerasSetSession(Rule):
@@ -33,7 +33,8 @@ tf.config.threading.set_intra_op_parallelism_threads(2)
 """
     fix_safety = "No automatic fix: whether the session matters depends on code outside this call."
     valid = ("from mylib.backend import set_session\nset_session(object())\n",)
-    invalid = ()
+    invalid = (Example("import tensorflow as tf\nfrom keras import backend as K\n"
+                       "sess = tf.compat.v1.Session()\nK.set_session(sess)\nsess.run(op)\n"),)
 
     def check(self, context):
         reached = {call: unit for unit in context.analysis.units for call in unit.set_session_calls}

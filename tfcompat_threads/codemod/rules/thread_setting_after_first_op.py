@@ -7,7 +7,7 @@ import ast
 from ...options import THREAD_FIELDS
 from .. import symbols as sym
 from ..findings import ERROR, Cover
-from . import Rule
+from . import Example, Rule
 
 
 class ThreadSettingAfterFirstOp(Rule):
@@ -31,7 +31,8 @@ x = tf.constant([1.0])
 """
     fix_safety = "No automatic fix: moving the setting may change what runs before it."
     valid = ("import tensorflow as tf\ntf.config.threading.set_intra_op_parallelism_threads(2)\nx = tf.constant(1)\n",)
-    invalid = ()
+    invalid = (Example("import tensorflow as tf\nx = tf.constant([1.0])\n"
+                       "tf.config.threading.set_intra_op_parallelism_threads(2)\n"),)
 
     def check(self, context):
         help = ("move the thread settings before the first op, or set TF_NUM_INTRAOP_THREADS / "

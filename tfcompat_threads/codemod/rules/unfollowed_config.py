@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..analysis import UNFOLLOWED
 from ..findings import WARNING
-from . import Rule
+from . import Example, Rule
 
 
 class UnfollowedConfig(Rule):
@@ -27,7 +27,7 @@ tfcompat_threads.configure(self.config)
 """
     fix_safety = "No automatic fix: where the config goes is not known."
     valid = ()
-    invalid = ()
+    invalid = (Example("import tensorflow as tf\nconfig = tf.compat.v1.ConfigProto()\nrun(config)\n"),)
 
     def check(self, context):
         for unit in context.analysis.units:

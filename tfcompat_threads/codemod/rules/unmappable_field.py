@@ -5,7 +5,7 @@ from __future__ import annotations
 from ... import options as opts
 from ..context import UNMAPPABLE_FIELD
 from ..findings import WARNING, Cover
-from . import Rule
+from . import Example, Rule
 
 
 class UnmappableField(Rule):
@@ -28,7 +28,9 @@ tf.config.set_logical_device_configuration(gpu, [tf.config.LogicalDeviceConfigur
 """
     fix_safety = "No fix of its own; it makes the config-only-session fix unsafe (the field is left as a comment)."
     valid = ()
-    invalid = ()
+    invalid = (Example("import tensorflow as tf\nconfig = tf.ConfigProto(operation_timeout_in_ms=1000)\n"
+                       "tf.keras.backend.set_session(tf.Session(config=config))\n",
+                       targets=("native",)),)  # the shim keeps every field: nothing is dropped
 
     def check(self, context):
         for unit in context.config_only_units:

@@ -1,0 +1,92 @@
+"""TFT010 openmp-thread-variables."""
+
+from __future__ import annotations
+
+import ast
+
+from ..findings import WARNING
+from ..symbols import OPENMP_THREAD_VARIABLES
+from . import Example, Rule
+
+
+class OpenmpThreadVariables(Rule):
+    code = "TFT010"
+    name = "openmp-thread-variables"
+    severity = WARNING
+    summary = "OMP_NUM_THREADS / MKL_NUM_THREADS / KMP_* set in a TensorFlow program, where they size no TF pool."
+    what = (
+        "Finds `os.environ[...] = `, `os.environ.setdefault`, `os.environ.update` and `os.putenv` of "
+        "OMP_NUM_THREADS, MKL_NUM_THREADS or KMP_* in a module that imports TensorFlow (or Keras, or the shim)."
+    )
+    why = (
+        "On the official tensorflow-cpu wheels (counted on 2.15 and 2.21, tests/test_measure_env.py) they do "
+        "not change the intra-op or inter-op pool; OMP_NUM_THREADS does size numpy's OpenBLAS threads. "
+        "Code that sets them to limit TensorFlow's threads gets nothing from it."
+    )
+    example = """\
+os.environ["OMP_NUM_THREADS"] = "4"
+import tensorflow as tf
+"""
+    use_instead = """\
+os.environ["TF_NUM_INTRAOP_THREADS"] = "4"   # before TensorFlow starts
+import tensorflow as tf
+tf.config.threading.set_intra_op_parallelism_threads(4)  # or this, before the first op
+"""
+    fix_safety = "No automatic fix: the variable may be meant for numpy or an Intel build of TensorFlow."
+    valid = (
+        "import os\nimport tensorflow as tf\nos.environ['TF_NUM_INTRAOP_THREADS'] = '4'\n",
+        "import os\nos.environ['OMP_NUM_THREADS'] = '4'\nimport numpy\n",
+    )
+    invalid = (Example("import os\nimport tensorflow as tf\nos.environ['OMP_NUM_THREADS'] = '4'\n"),)
+
+    def check(self, context):
+        analysis = context.analysis
+        if not any(_imports_tensorflow(node) for node in analysis.imports):
+            return
+        for node in analysis.names.scopes:
+            for name_node in _variables_set(analysis, node):
+                name = analysis.literal(name_node)
+                if isinstance(name, str) and name.startswith(OPENMP_THREAD_VARIABLES):
+                    yield context.finding(
+                        self.code,
+                        name_node,
+                        f"{name} does not size TensorFlow's thread pools on the official wheels"
+                        + ("; it sizes numpy's OpenBLAS threads" if name == "OMP_NUM_THREADS" else ""),
+                        help="for TensorFlow's pools use TF_NUM_INTRAOP_THREADS / TF_NUM_INTEROP_THREADS, or "
+                        "tf.config.threading; `tfcompat-threads explain` shows what is in force",
+                    )
+
+
+def _variables_set(analysis, node) -> list:
+    """The name expressions of the environment variables a statement sets."""
+    kind = type(node)
+    if kind is ast.Assign:
+        return [t.slice for t in node.targets if type(t) is ast.Subscript and _is_environ(analysis, t.value)]
+    if kind is not ast.Call or type(node.func) is not ast.Attribute:
+        return []
+    method, owner = node.func.attr, node.func.value
+    if method == "setdefault" and _is_environ(analysis, owner) and node.args:
+        return [node.args[0]]
+    if method == "update" and _is_environ(analysis, owner):
+        found = [ast.Constant(k.arg, lineno=k.lineno, col_offset=k.col_offset, end_lineno=k.end_lineno,
+                              end_col_offset=k.col_offset + len(k.arg)) for k in node.keywords if k.arg]
+        for arg in node.args:
+            if type(arg) is ast.Dict:
+                found += [key for key in arg.keys if key is not None]
+        return found
+    if method == "putenv" and "os.putenv" in analysis.qnames(node.func) and node.args:
+        return [node.args[0]]
+    return []
+
+
+def _imports_tensorflow(node) -> bool:
+    """An import of TensorFlow, or of what runs it (the shim, Keras)."""
+    names = [a.name for a in node.names] if type(node) is ast.Import else [node.module or ""]
+    return any(n.split(".")[0] in ("tensorflow", "tfcompat_threads", "keras") for n in names)
+
+
+def _is_environ(analysis, node) -> bool:
+    return "os.environ" in analysis.qnames(node)
+
+
+RULE = OpenmpThreadVariables()
