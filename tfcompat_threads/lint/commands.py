@@ -118,7 +118,7 @@ def _run(mode, paths, target, unsafe_fixes, select, ignore, output_format, jobs,
             fixed += 1
         elif mode == "fix":
             try:
-                write_atomic(Path(result.path), result.fixed_source)
+                write_atomic(Path(result.path), result.fixed_source, result.source)
                 fixed += 1
             except FileError as error:
                 errors.append(str(error))
