@@ -61,9 +61,10 @@ def child_env(**extra: str) -> dict[str, str]:
 def start(argv: list[str], cwd, stdin=subprocess.DEVNULL, **kwargs) -> subprocess.Popen:
     """A child in its own session (process group = its pid), memory capped."""
     kwargs.setdefault("env", child_env())
+    kwargs.setdefault("preexec_fn", _limit_memory)
     return subprocess.Popen(
         argv, cwd=cwd, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        start_new_session=True, preexec_fn=_limit_memory, **kwargs,
+        start_new_session=True, **kwargs,
     )
 
 
