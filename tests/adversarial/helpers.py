@@ -75,7 +75,8 @@ def kill_group(proc: subprocess.Popen) -> None:
         pass
 
 
-def finish(proc: subprocess.Popen, input: bytes | None = None, timeout: float = TIMEOUT) -> tuple[bytes, bytes]:
+def finish(proc: subprocess.Popen, input: bytes | None = None,
+           timeout: float = TIMEOUT) -> tuple[bytes, bytes]:
     try:
         return proc.communicate(input, timeout=timeout)
     except subprocess.TimeoutExpired:

@@ -17,8 +17,20 @@ import pytest
 
 from tfcompat_threads.lint import files
 
-from .helpers import (LEGACY, LEGACY_FIXED, Run, assert_no_traceback, assert_one_error, command, finish,
-                      kill_group, lines_naming, start, temporary_files, tft)
+from .helpers import (
+    LEGACY,
+    LEGACY_FIXED,
+    Run,
+    assert_no_traceback,
+    assert_one_error,
+    command,
+    finish,
+    kill_group,
+    lines_naming,
+    start,
+    temporary_files,
+    tft,
+)
 
 EDIT = b"# edited by hand while fix ran\n"
 
@@ -193,7 +205,8 @@ def test_sigkill_halfway_leaves_every_file_wholly_old_or_new(tmp_path):
     proc = start(command("fix", "-j1", "."), cwd=tmp_path)
     try:
         deadline = time.monotonic() + 60
-        while (tmp_path / names[0]).read_bytes() == LEGACY and proc.poll() is None and time.monotonic() < deadline:
+        first = tmp_path / names[0]
+        while first.read_bytes() == LEGACY and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.002)
         assert proc.poll() is None, "fix finished before it could be killed: make the tree bigger"
         os.killpg(proc.pid, signal.SIGKILL)

@@ -24,7 +24,7 @@ def test_malformed_input_on_standard_input_is_one_error(tmp_path, name, data):
     run = tft("fix", "--stdin-filename", name, "-", cwd=tmp_path, input=data)
     line = assert_one_error(run, name)
     assert "internal error" not in line, line
-    assert not run.stdout_bytes.strip() or run.stdout_bytes == data, "fix - prints the input unchanged, or nothing"
+    assert not run.stdout_bytes.strip() or run.stdout_bytes == data, "`fix -` prints the input, or nothing"
 
 
 @pytest.mark.xfail(strict=True, reason="issue 13 item 8: notebooks.py (lead)")

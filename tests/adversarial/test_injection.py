@@ -40,7 +40,8 @@ ANNOTATION = re.compile(r"^::(error|warning|notice) (?P<properties>[^:]*)::(?P<d
 
 
 @pytest.mark.xfail(strict=True, reason=f"issue 13 item 7: {FORMATS}")
-@pytest.mark.parametrize("name", [HOSTILE, "plain,line=9:col=1.py", "100%0A.py"], ids=["commands", "properties", "percent"])
+@pytest.mark.parametrize("name", [HOSTILE, "plain,line=9:col=1.py", "100%0A.py"],
+                         ids=["commands", "properties", "percent"])
 def test_github_annotations_escape_file_names_and_messages(tmp_path, name):
     (tmp_path / name).write_bytes(LEGACY)
     run = tft("check", "--output-format", "github", name, cwd=tmp_path)

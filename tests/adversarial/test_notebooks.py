@@ -38,7 +38,8 @@ def lines(source: str) -> list[str]:
 def document(sources: list[str]) -> dict:
     cells = [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": lines(s)}
              for s in sources]
-    return {"cells": cells, "metadata": {"kernelspec": {"name": "python3"}}, "nbformat": 4, "nbformat_minor": 5}
+    metadata = {"kernelspec": {"name": "python3"}}
+    return {"cells": cells, "metadata": metadata, "nbformat": 4, "nbformat_minor": 5}
 
 
 def write(path: Path, doc: dict) -> Path:

@@ -62,7 +62,8 @@ def run_probe(tmp_path, field: str, value: str) -> dict:
 
 
 @pytest.mark.xfail(strict=True, reason=f"issue 13 item 12: {SHIM}")
-@pytest.mark.parametrize("field, value, error", REFUSED, ids=[f"{f.split('_')[0]}={v}" for f, v, _ in REFUSED])
+@pytest.mark.parametrize("field, value, error", REFUSED,
+                         ids=[f"{f.split('_')[0]}={v}" for f, v, _ in REFUSED])
 def test_values_tensorflow_would_refuse_are_refused_before_anything_is_applied(tmp_path, field, value, error):
     outcome = run_probe(tmp_path, field, value)
     assert outcome["raised"] == error, outcome

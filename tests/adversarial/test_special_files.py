@@ -17,7 +17,16 @@ import subprocess
 
 import pytest
 
-from .helpers import CLEAN, LEGACY, LEGACY_FIXED, SIZE_LIMIT, assert_no_traceback, assert_one_error, lines_naming, tft
+from .helpers import (
+    CLEAN,
+    LEGACY,
+    LEGACY_FIXED,
+    SIZE_LIMIT,
+    assert_no_traceback,
+    assert_one_error,
+    lines_naming,
+    tft,
+)
 
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="making a device node needs root (CAP_MKNOD)")
 
@@ -29,7 +38,7 @@ def legacy(folder, *names):
 
 def assert_fixed(folder, *names):
     for name in names:
-        assert (folder / name).read_bytes() == LEGACY_FIXED, f"{name} was not fixed: the other files are still done"
+        assert (folder / name).read_bytes() == LEGACY_FIXED, f"{name} not fixed: the others are still done"
 
 
 # -- FIFOs, devices, sockets (item 4) -------------------------------------------------------
@@ -129,7 +138,7 @@ def test_symlink_loop_named_is_reported_as_a_loop(tmp_path, shape):
     assert_fixed(tmp_path, "a.py")
 
 
-@pytest.mark.xfail(strict=True, reason="issue 13 item 8: settings.py find_pyproject resolves the first path (lead)")
+@pytest.mark.xfail(strict=True, reason="issue 13 item 8: settings.py (lead): find_pyproject resolves a loop")
 def test_symlink_loop_named_first_is_one_line_not_a_traceback(tmp_path):
     legacy(tmp_path, "a.py")
     (tmp_path / "loop.py").symlink_to("loop.py")

@@ -45,7 +45,8 @@ def test_standard_input_modes_read_standard_input_and_change_no_file(folder, mod
     else:
         assert run.returncode == 1, run
         name = "c.py" if "c.py" in form else "-"
-        assert [line for line in run.stdout.splitlines() if line.startswith(f"{name}:") and "TFT001" in line], run
+        found = [line for line in run.stdout.splitlines() if line.startswith(f"{name}:") and "TFT001" in line]
+        assert found, run
         assert "pkg/other.py" not in run.stdout, "only standard input is read"
 
 

@@ -53,7 +53,7 @@ def test_tune_stops_a_command_that_never_ends(tmp_path):
         kill_group(proc)
     assert not left, f"the timed-out command was left running: {left}"
     line = assert_one_error(run, "sleep")
-    assert re.search(r"time(d)? ?out", line, re.I), line
+    assert re.search(r"time(d)? ?out", line, re.IGNORECASE), line
 
 
 @pytest.mark.xfail(strict=True, reason=f"issue 13 item 5: {MEASURE}")

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import errno
 import os
-import signal
 import stat
 from contextlib import contextmanager
 from pathlib import Path
@@ -175,6 +174,7 @@ def _git_files(top: str, excludes: Excludes, prefix: str = "") -> list[str] | No
     try:
         proc = subprocess.run(
             ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z", "--", "."],
+            check=False,
             cwd=top,
             stdin=subprocess.DEVNULL,
             capture_output=True,
@@ -207,7 +207,9 @@ def _git_files(top: str, excludes: Excludes, prefix: str = "") -> list[str] | No
             path = os.path.join(top, folder)
             if os.path.isdir(path) and not os.path.islink(path):
                 if not (in_skipped_folder(folder + "/") or excludes.matches_relative(prefix + folder)):
-                    inner = _git_files(path, excludes, prefix + folder + "/") if _is_repository(path) else None
+                    inner = None
+                    if _is_repository(path):
+                        inner = _git_files(path, excludes, prefix + folder + "/")
                     if inner is None:  # git refused it (an unpopulated submodule, ownership): a plain walk
                         inner = _os_walk(path, excludes)
                     listed += [folder + "/" + f for f in inner]
@@ -367,7 +369,6 @@ def write_atomic(path: Path, data: bytes, expected: bytes) -> None:
             _check_unchanged(path, expected, now, now_info, (info.st_dev, info.st_ino))
             os.replace(temporary, target)
             temporary = None
-            _sync_folder(folder)
         except OSError as error:
             raise FileError(_describe(path, error, "write")) from None
         finally:
@@ -399,32 +400,18 @@ def _keep_owner(fd: int, info: os.stat_result, path) -> None:
         ) from None
 
 
-def _sync_folder(folder: str) -> None:
-    """The rename reaches the disk (best effort: not every file system can)."""
-    try:
-        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-_HELD = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
-
-
 @contextmanager
 def _signals_held():
     """SIGINT, SIGTERM and SIGHUP wait until the block is done, then are
     raised again as they came (Ctrl-C is still a KeyboardInterrupt, SIGTERM
     still ends the process). Outside the main thread, where handlers cannot
     be set, the block runs as it is (its `finally` still cleans up)."""
+    import signal  # only runs that write pay for it
+
     received: list[int] = []
     previous = {}
-    for signum in _HELD:
+    held = [getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)]
+    for signum in held:
         try:
             previous[signum] = signal.signal(signum, lambda number, frame: received.append(number))
         except (ValueError, OSError):  # not the main thread
