@@ -32,6 +32,6 @@ Layout (one module per part of issue 13):
 A case whose fix lives in a module this suite's owner does not own is marked
 `xfail(strict=True)` with the issue item and the module: it turns red as soon
 as the fix makes it pass, and the marker must then be removed. Nothing here
-imports TensorFlow. Run: `python -m pytest tests/adversarial` (95 tests; about
+imports TensorFlow. Run: `python -m pytest tests/adversarial` (97 tests; about
 40 s of CPU, two minutes of wall time on a loaded 2-core machine; `-n 2` works).
 """
