@@ -182,7 +182,7 @@ def _run(mode: Mode, paths, target, unsafe_fixes, select, ignore, output_format,
             report.changed_file(result.path, result.fixed)
         else:
             try:
-                write_atomic(Path(result.path), result.fixed_source, expected=result.source)
+                write_atomic(Path(result.path), result.fixed_source, result.source)
             except FileError as error:
                 report.failed(str(error))
                 entries = [(p, f) for p, f in entries if p != result.path]

@@ -1,17 +1,34 @@
 """The file layer: which files a run covers, reading them as bytes, and
-writing them back atomically (temporary file in the same folder, then rename,
-mode kept, only when the bytes differ). No libcst, no TensorFlow here."""
+writing them back atomically. No libcst, no TensorFlow here.
+
+- Only regular files are read: a FIFO, a device, a socket or a folder given
+  where a file is expected is reported and skipped, without being opened (a
+  stat first, and an fstat after the open against a swap in between).
+- Reading is bounded: a file above MAX_FILE_BYTES (10 MiB) is reported and
+  left alone, never read into memory.
+- A write replaces the file in one rename (temporary file in the same folder),
+  keeps mode, owner and group, happens only when the bytes differ, and only if
+  the file still holds the bytes that were read (compared right before the
+  rename; otherwise it is reported and left as it now is), and only to the
+  file that was read (same device and inode). SIGINT, SIGTERM and SIGHUP are
+  held back while a write is under way, so that it ends wholly done or not
+  done, never with a temporary file left behind.
+"""
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 SUFFIXES = (".py", ".ipynb")
 # Folders never walked into (a folder named explicitly is still walked).
 SKIPPED_DIRS = frozenset({"site-packages", "node_modules", "__pycache__", "dist-packages"})
+MAX_FILE_BYTES = 10 * 1024 * 1024
+"""The size limit (10 MiB): a bigger file is reported (exit 2) and left unchanged."""
 
 
 class Excludes:
@@ -69,34 +86,45 @@ def _inside(path: str, root: str) -> bool:
 
 
 def discover(paths: list[str], excludes: Excludes, force_exclude: bool = False) -> tuple[list[str], list[str]]:
-    """The files a run covers, in a stable order, and errors for paths that do
-    not exist. Folders are walked (git's view of ignored files inside a git
-    work tree); files named explicitly are taken whatever their suffix is,
-    unless --force-exclude and an exclude matches."""
+    """The files a run covers, in a stable order, and errors (one line each)
+    for paths that do not exist, links that lead nowhere or loop. Folders are
+    walked (git's view of ignored files inside a git work tree, and inside
+    each git repository or submodule below); files named explicitly are taken
+    whatever their suffix or kind is (reading reports what is not a regular
+    file), unless --force-exclude and an exclude matches."""
     found: dict[str, None] = {}
     errors: list[str] = []
     cwd = Path.cwd()
     for raw in paths:
-        path = Path(raw)
-        if path.is_symlink() and not path.exists():
-            errors.append(f"{raw}: broken symbolic link")
-        elif path.is_dir():
-            for file in _walk(path, excludes):
+        try:
+            info = os.stat(raw)
+        except OSError as error:
+            errors.append(_missing(raw, error))
+            continue
+        if stat.S_ISDIR(info.st_mode):
+            for file in _walk(Path(raw), excludes):
                 found[file] = None
-        elif path.exists() or path.is_symlink():
-            if not (force_exclude and excludes.matches(path, cwd)):
-                found[raw] = None
-        else:
-            errors.append(f"{raw}: no such file or folder")
+        elif not (force_exclude and excludes.matches(Path(raw), cwd)):
+            found[raw] = None
     return list(found), errors
+
+
+def _missing(raw: str, error: OSError) -> str:
+    if error.errno == errno.ELOOP:
+        return f"{raw}: symbolic link loop"
+    if os.path.islink(raw):
+        return f"{raw}: broken symbolic link"
+    if error.errno in (errno.ENOENT, errno.ENOTDIR):
+        return f"{raw}: no such file or folder"
+    return f"{raw}: cannot read: {error.strerror or error}"
 
 
 def _walk(top: Path, excludes: Excludes) -> list[str]:
     """Files below `top`: what git does not ignore inside a work tree, else
     a plain walk; either way without skipped folders, excluded paths, or
-    links that lead out of the tree (or nowhere)."""
+    links that lead out of the tree (or nowhere, or round in a loop)."""
     root = os.path.realpath(top)
-    listed = _git_files(top)
+    listed = _git_files(os.fspath(top), excludes)
     if listed is None:
         listed = _os_walk(os.fspath(top), excludes)
     files = []
@@ -111,6 +139,7 @@ def _walk(top: Path, excludes: Excludes) -> list[str]:
 
 
 def _os_walk(top: str, excludes: Excludes) -> list[str]:
+    """A plain walk; a git repository met on the way is listed as git sees it."""
     listed = []
     for folder, dirnames, filenames in os.walk(top):
         relative = os.path.relpath(folder, top)
@@ -119,12 +148,26 @@ def _os_walk(top: str, excludes: Excludes) -> list[str]:
             d for d in dirnames if not _skipped_dir(folder, d) and not excludes.matches_relative(prefix + d)
         )
         listed += [prefix + f for f in sorted(filenames)]
+        for name in [d for d in dirnames if _is_repository(os.path.join(folder, d))]:
+            dirnames.remove(name)
+            inner = _git_files(os.path.join(folder, name), excludes, prefix + name + "/")
+            if inner is None:
+                inner = _os_walk(os.path.join(folder, name), excludes)
+            listed += [prefix + name + "/" + f for f in inner]
     return listed
 
 
-def _git_files(top: Path) -> list[str] | None:
+def _is_repository(folder: str) -> bool:
+    """A git work tree's top: `.git` is a folder, or a file (submodules, worktrees)."""
+    return os.path.lexists(os.path.join(folder, ".git"))
+
+
+def _git_files(top: str, excludes: Excludes, prefix: str = "") -> list[str] | None:
     """Paths (relative, POSIX) that git does not ignore below `top`, tracked
-    or not, without those in skipped folders; None outside a git work tree."""
+    or not, without those in skipped folders; None outside a git work tree.
+    Nested repositories and submodules (which `git ls-files` shows as one
+    entry) are listed the same way, each by its own git. `prefix`: where
+    `top` is in the folder walked, for the excludes."""
     if not _in_git_work_tree(os.path.realpath(top)):
         return None
     import subprocess
@@ -132,7 +175,9 @@ def _git_files(top: Path) -> list[str] | None:
     try:
         proc = subprocess.run(
             ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z", "--", "."],
+            check=False,
             cwd=top,
+            stdin=subprocess.DEVNULL,
             capture_output=True,
             timeout=60,
         )
@@ -152,7 +197,26 @@ def _git_files(top: Path) -> list[str] | None:
             skipped[folder] = in_skipped_folder(folder) or _skipped_dir(os.path.join(top, parent), last)
         return skipped[folder]
 
-    return [name for name in names if not in_skipped_folder(name)]
+    listed = []
+    for name in names:
+        if in_skipped_folder(name):
+            continue
+        # An untracked repository is one entry `name/`; a submodule, one entry
+        # `name` (a file suffix on a folder is rare: such names are not stat'ed).
+        if name.endswith("/") or not name.endswith(SUFFIXES):
+            folder = name.rstrip("/")
+            path = os.path.join(top, folder)
+            if os.path.isdir(path) and not os.path.islink(path):
+                if not (in_skipped_folder(folder + "/") or excludes.matches_relative(prefix + folder)):
+                    inner = None
+                    if _is_repository(path):
+                        inner = _git_files(path, excludes, prefix + folder + "/")
+                    if inner is None:  # git refused it (an unpopulated submodule, ownership): a plain walk
+                        inner = _os_walk(path, excludes)
+                    listed += [folder + "/" + f for f in inner]
+                continue
+        listed.append(name)
+    return sorted(listed)
 
 
 def _in_git_work_tree(folder: str) -> bool:
@@ -165,49 +229,209 @@ def _in_git_work_tree(folder: str) -> bool:
         folder = parent
 
 
-def read_bytes(path: str) -> bytes:
+# -- reading -------------------------------------------------------------------------
+
+
+class SourceBytes(bytes):
+    """The bytes of a file, and which file they came from: `identity` is its
+    (device, inode), for write_atomic to check that it writes the file that
+    was read. Plain bytes otherwise (the identity survives pickling)."""
+
+    identity: tuple[int, int] | None = None
+
+
+class _Refused(Exception):
+    """Not read: not a regular file, or too big. The message says why."""
+
+
+_KINDS = (
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISLNK, "a symbolic link"),
+)
+_OPEN_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def _check_regular(info: os.stat_result) -> None:
+    if not stat.S_ISREG(info.st_mode):
+        kind = next((kind for test, kind in _KINDS if test(info.st_mode)), "a special file")
+        raise _Refused(f"{kind}, not a regular file; skipped")
+    if info.st_size > MAX_FILE_BYTES:
+        raise _too_big(info.st_size)
+
+
+def _too_big(size: int) -> _Refused:
+    return _Refused(f"{size} bytes, above the size limit of {MAX_FILE_BYTES} bytes "
+                    f"({MAX_FILE_BYTES // (1024 * 1024)} MiB); left unchanged")
+
+
+def _read_regular(path: str, follow: bool = True) -> tuple[bytes, os.stat_result]:
+    """The bytes of a regular file, at most MAX_FILE_BYTES. Looked at before it
+    is opened (opening a FIFO blocks, opening a device may act), and again
+    once open (it may have been swapped in between). `follow=False`: a link
+    is refused (O_NOFOLLOW). _Refused or OSError when it cannot be read."""
+    _check_regular(os.stat(path) if follow else os.lstat(path))
+    fd = os.open(path, _OPEN_FLAGS | (0 if follow else getattr(os, "O_NOFOLLOW", 0)))
     try:
-        with open(path, "rb") as handle:
-            return handle.read()
+        info = os.fstat(fd)
+        _check_regular(info)
+        chunks = []
+        left = MAX_FILE_BYTES + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1024 * 1024))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    if len(data) > MAX_FILE_BYTES:  # it grew while it was read
+        raise _too_big(len(data))
+    return data, info
+
+
+def _describe(path, error: OSError, verb: str) -> str:
+    if error.errno == errno.ELOOP:
+        return f"{path}: symbolic link loop"
+    if error.errno == errno.ENOENT and os.path.islink(path):
+        return f"{path}: broken symbolic link"
+    return f"{path}: cannot {verb}: {error.strerror or error}"
+
+
+def read_bytes(path: str) -> bytes:
+    """The bytes of the regular file at `path` (links followed), at most
+    MAX_FILE_BYTES, as SourceBytes; FileError (one line naming `path`) for
+    anything else."""
+    try:
+        data, info = _read_regular(path)
+    except _Refused as reason:
+        raise FileError(f"{path}: cannot read: {reason}") from None
     except OSError as error:
-        raise FileError(f"{path}: cannot read: {error.strerror or error}") from None
+        raise FileError(_describe(path, error, "read")) from None
+    result = SourceBytes(data)
+    result.identity = (info.st_dev, info.st_ino)
+    return result
 
 
 def read_stdin() -> bytes:
+    """Standard input, bounded like a file."""
     try:
-        return sys.stdin.buffer.read()
+        data = sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
     except OSError as error:
         raise FileError(f"-: cannot read standard input: {error.strerror or error}") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise FileError(f"-: standard input is larger than {MAX_FILE_BYTES // 2**20} MiB; not processed")
+    return data
 
 
-def write_atomic(path: Path, data: bytes, expected: bytes | None = None) -> None:
-    """Replace `path` with `data` in one rename; keep its mode; no-op when
-    equal. A file with no write bit is read-only for this tool, root or not.
-    With `expected` (the bytes that were read), a file that changed since is
-    left as it now is, and reported."""
+# -- writing -------------------------------------------------------------------------
+
+
+def write_atomic(path: Path, data: bytes, expected: bytes) -> None:
+    """Replace the file at `path` (a link is written through to its target)
+    with `data` in one rename, if it still holds `expected`, the bytes that
+    were read (and, for SourceBytes, is still the file they were read from);
+    a no-op when it holds `data` already. Mode, owner and group are kept.
+    FileError (one line naming `path`; the file left as it now is) when the
+    file changed or was replaced since it was read, is read-only (no write
+    bit: refused even to root), or cannot be written.
+
+    The content is compared again right before the rename: an edit in the
+    moment between the two is the one window left (editors take no locks)."""
     import tempfile
 
+    target = os.path.realpath(path)
     try:
-        current = path.read_bytes()
-        if current == data:
-            return
-        if expected is not None and current != expected:
-            raise FileError(f"{path}: changed while it was being fixed; left as it now is")
-        mode = stat.S_IMODE(path.stat().st_mode)
-        if not mode & 0o222 or not os.access(path, os.W_OK):  # no write bit: refused, even to root
-            raise FileError(f"{path}: cannot write: the file is read-only")
-        target = path.resolve()
-        fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tfcompat", dir=target.parent)
+        current, info = _read_regular(target, follow=False)
+    except _Refused as reason:
+        raise FileError(f"{path}: not written: {reason}") from None
     except OSError as error:
-        raise FileError(f"{path}: cannot write: {error.strerror or error}") from None
+        raise FileError(_describe(path, error, "write")) from None
+    if current == data:
+        return
+    _check_unchanged(path, expected, current, info)
+    mode = stat.S_IMODE(info.st_mode)
+    if not mode & 0o222 or not os.access(target, os.W_OK):  # no write bit: refused, even to root
+        raise FileError(f"{path}: cannot write: the file is read-only")
+    folder, name = os.path.split(target)
+    temporary = None
+    with _signals_held():
+        try:
+            fd, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".tfcompat", dir=folder)
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+                _keep_owner(fd, info, path)
+                os.fchmod(fd, mode)  # after the chown, which clears set-id bits
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            try:
+                now, now_info = _read_regular(target, follow=False)
+            except (_Refused, OSError):  # gone, or swapped for something else
+                raise FileError(f"{path}: not written: the file was replaced since it was read; "
+                                "left as it is now") from None
+            if now == data:  # another run (a second `fix`) wrote the same bytes meanwhile
+                return
+            _check_unchanged(path, expected, now, now_info, (info.st_dev, info.st_ino))
+            os.replace(temporary, target)
+            temporary = None
+        except OSError as error:
+            raise FileError(_describe(path, error, "write")) from None
+        finally:
+            if temporary is not None:
+                try:
+                    os.unlink(temporary)
+                except OSError:
+                    pass
+
+
+def _check_unchanged(path, expected: bytes, current: bytes, info: os.stat_result, identity=None) -> None:
+    identity = identity or getattr(expected, "identity", None)
+    if identity is not None and (info.st_dev, info.st_ino) != tuple(identity):
+        raise FileError(f"{path}: not written: the file was replaced since it was read; left as it is now")
+    if current != expected:
+        raise FileError(f"{path}: not written: the file changed since it was read; left as it is now")
+
+
+def _keep_owner(fd: int, info: os.stat_result, path) -> None:
+    now = os.fstat(fd)
+    if (now.st_uid, now.st_gid) == (info.st_uid, info.st_gid):
+        return
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temporary, mode)
-        os.replace(temporary, target)
-    except OSError as error:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise FileError(f"{path}: cannot write: {error.strerror or error}") from None
+        os.fchown(fd, info.st_uid, info.st_gid)
+    except PermissionError:
+        raise FileError(
+            f"{path}: not written: a new file cannot keep its owner and group "
+            f"({info.st_uid}:{info.st_gid}) for this user; left unchanged"
+        ) from None
+
+
+@contextmanager
+def _signals_held():
+    """SIGINT, SIGTERM and SIGHUP wait until the block is done, then are
+    raised again as they came (Ctrl-C is still a KeyboardInterrupt, SIGTERM
+    still ends the process). Outside the main thread, where handlers cannot
+    be set, the block runs as it is (its `finally` still cleans up)."""
+    import signal  # only runs that write pay for it
+
+    received: list[int] = []
+    previous = {}
+    held = [getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)]
+    for signum in held:
+        try:
+            previous[signum] = signal.signal(signum, lambda number, frame: received.append(number))
+        except (ValueError, OSError):  # not the main thread
+            break
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler if handler is not None else signal.SIG_DFL)
+        for signum in dict.fromkeys(received):
+            signal.raise_signal(signum)
