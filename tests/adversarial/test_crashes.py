@@ -32,11 +32,9 @@ from .helpers import (
     tft,
 )
 
-RUNNER = "runner.py / the codemod (lead)"
 DEEP = LEGACY + b"y = " + b"(" * 5000 + b"1" + b")" * 5000 + b"\n"
 
 
-@pytest.mark.xfail(strict=True, reason=f"issue 13 item 3: {RUNNER}")
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_deep_nesting_is_one_error_and_the_other_files_are_fixed(tmp_path, jobs):
     """`'(' * 5000`: a segfault with -j1, BrokenProcessPool with -j2 (the
@@ -58,7 +56,6 @@ def python_parses(source: bytes) -> bool:
     return proc.returncode == 0
 
 
-@pytest.mark.xfail(strict=True, reason=f"issue 13 item 3: {RUNNER}")
 @pytest.mark.parametrize("expression", [
     " + ".join(["1"] * 1000),  # the issue's "internal error: RecursionError"
     "x" + ".a" * 2000,  # found here: the same
@@ -78,7 +75,6 @@ def test_long_chains_are_fixed_when_python_parses_them_else_one_line(tmp_path, e
         assert (tmp_path / "chain.py").read_bytes() == source
 
 
-@pytest.mark.xfail(strict=True, reason=f"issue 13 item 6: {RUNNER} (workers must die with their parent)")
 @pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
 def test_killing_the_main_process_leaves_no_orphaned_workers(tmp_path, signum):
     """As a CI runner's timeout does: the signal goes to the main process

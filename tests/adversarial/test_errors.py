@@ -17,7 +17,6 @@ MALFORMED_NOTEBOOK = b'{"cells": [5], "metadata": {}, "nbformat": 4, "x": "tenso
 DEEP = LEGACY + b"y = " + b"(" * 5000 + b"1" + b")" * 5000 + b"\n"
 
 
-@pytest.mark.xfail(strict=True, reason="issue 13 item 8: commands.py / notebooks.py (lead)")
 @pytest.mark.parametrize("name, data", [("a.ipynb", MALFORMED_NOTEBOOK), ("deep.py", DEEP)],
                          ids=["malformed-notebook", "deep-nesting"])
 def test_malformed_input_on_standard_input_is_one_error(tmp_path, name, data):
@@ -27,7 +26,6 @@ def test_malformed_input_on_standard_input_is_one_error(tmp_path, name, data):
     assert not run.stdout_bytes.strip() or run.stdout_bytes == data, "`fix -` prints the input, or nothing"
 
 
-@pytest.mark.xfail(strict=True, reason="issue 13 item 8: notebooks.py (lead)")
 def test_malformed_notebook_file_is_reported_as_such_not_an_internal_error(tmp_path):
     (tmp_path / "a.ipynb").write_bytes(MALFORMED_NOTEBOOK)
     run = tft("fix", "a.ipynb", cwd=tmp_path)
@@ -43,7 +41,6 @@ UNDECODABLE = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason="issue 13 item 11: runner.py (lead)")
 @pytest.mark.parametrize("data", UNDECODABLE.values(), ids=UNDECODABLE.keys())
 def test_undecodable_files_are_reported_not_passed_as_clean(tmp_path, data):
     (tmp_path / "odd.py").write_bytes(data)
@@ -52,7 +49,6 @@ def test_undecodable_files_are_reported_not_passed_as_clean(tmp_path, data):
     assert (tmp_path / "odd.py").read_bytes() == data
 
 
-@pytest.mark.xfail(strict=True, reason="issue 13 item 11: commands.py (lead)")
 def test_summary_never_says_0_findings_when_writes_failed(tmp_path):
     path = tmp_path / "legacy.py"
     path.write_bytes(LEGACY)

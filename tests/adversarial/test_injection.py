@@ -20,7 +20,6 @@ import pytest
 
 from .helpers import LEGACY, assert_no_traceback, tft
 
-FORMATS = "formats.py (lead)"
 HOSTILE = "evil\n::add-mask::secret\r\n::error file=README.md,line=1::100% pwned:x,y.py"
 
 
@@ -39,7 +38,6 @@ def unescape_data(value: str) -> str:
 ANNOTATION = re.compile(r"^::(error|warning|notice) (?P<properties>[^:]*)::(?P<data>.*)$")
 
 
-@pytest.mark.xfail(strict=True, reason=f"issue 13 item 7: {FORMATS}")
 @pytest.mark.parametrize("name", [HOSTILE, "plain,line=9:col=1.py", "100%0A.py"],
                          ids=["commands", "properties", "percent"])
 def test_github_annotations_escape_file_names_and_messages(tmp_path, name):
@@ -63,7 +61,6 @@ def test_github_annotations_escape_file_names_and_messages(tmp_path, name):
 URI = re.compile(r"^(?:[A-Za-z0-9\-._~/!$&'()*+,;=:@]|%[0-9A-Fa-f]{2})*$")
 
 
-@pytest.mark.xfail(strict=True, reason=f"issue 13 item 7: {FORMATS}")
 def test_sarif_uris_are_percent_encoded(tmp_path):
     names = [b"a b%#?[x].py", "é ü.py".encode(), b"bad\xff name.py", b"q?x=1#frag.py"]
     for name in names:
@@ -79,7 +76,6 @@ def test_sarif_uris_are_percent_encoded(tmp_path):
     assert sorted(unquote_to_bytes(uri).removeprefix(b"./") for uri in uris) == sorted(names)
 
 
-@pytest.mark.xfail(strict=True, reason=f"issue 13 item 7: {FORMATS}")
 def test_json_is_valid_strict_utf8_for_any_file_name(tmp_path):
     names = ["new\nline.py", 'quote".py', "back\\slash.py", "ctrl\x01\x1b.py", "tab\t.py", "é.py",
              "\u2028sep.py", os.fsdecode(b"bad\xff.py")]

@@ -25,7 +25,6 @@ from tfcompat_threads.cli import main
 
 from .helpers import assert_no_traceback, assert_one_error, lines_naming, tft
 
-NOTEBOOKS = "notebooks.py (lead)"
 LEGACY_CELL = ("import tensorflow as tf\nconfig = tf.ConfigProto(intra_op_parallelism_threads=2)\n"
                "sess = tf.Session(config=config)")
 FIXED_CELL = "import tensorflow as tf\ntf.config.threading.set_intra_op_parallelism_threads(2)"
@@ -61,7 +60,6 @@ def assert_only_the_legacy_cell_fixed(path: Path, before: list[str], legacy_inde
 # -- item 2: marker-like text ----------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason=f"issue 13 item 2: {NOTEBOOKS}")
 @pytest.mark.parametrize("text", [
     "x = 1\n# tfcompat-threads: cell 0\ny = 2",  # moved another cell's text into cell 0
     "x = 1\n# tfcompat-threads: cell 1\ny = 2",  # deleted a line
@@ -97,7 +95,6 @@ item = st.one_of(
 cell = st.lists(item, min_size=1, max_size=4).map("\n".join)
 
 
-@pytest.mark.xfail(strict=True, reason=f"issue 13 items 2 and 10: {NOTEBOOKS}")
 @settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(others=st.lists(cell, min_size=1, max_size=4), position=st.integers(0, 4))
 @example(others=["x = 1\n# tfcompat-threads: cell 0\ny = 2", "%time x"], position=0)
@@ -117,7 +114,6 @@ def test_property_cells_survive_fix_exactly(others, position):
 # -- item 10: continuation lines that look like magics ---------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason=f"issue 13 item 10: {NOTEBOOKS}")
 @pytest.mark.parametrize("line", ["    % b", "    != b"], ids=["percent", "not-equal"])
 def test_black_style_continuation_lines_are_python_not_magics(tmp_path, line):
     code = f"a, b = 7, 3\nvalue = (\n    a\n{line}\n)"
@@ -132,7 +128,6 @@ def test_black_style_continuation_lines_are_python_not_magics(tmp_path, line):
 # -- item 11: CRLF cells, nbformat 3 -------------------------------------------------------------------
 
 
-@pytest.mark.xfail(strict=True, reason=f"issue 13 item 11: {NOTEBOOKS}")
 def test_a_fixed_crlf_cell_keeps_crlf(tmp_path):
     crlf = LEGACY_CELL.replace("\n", "\r\n") + "\r\nx = 1"
     path = write(tmp_path / "n.ipynb", document([crlf, "y = 2\r\nz = 3"]))
@@ -144,7 +139,6 @@ def test_a_fixed_crlf_cell_keeps_crlf(tmp_path):
     assert other == "y = 2\r\nz = 3"
 
 
-@pytest.mark.xfail(strict=True, reason=f"issue 13 item 11: {NOTEBOOKS}")
 def test_nbformat_3_is_handled_or_reported_as_such(tmp_path):
     v3 = {
         "metadata": {"name": ""}, "nbformat": 3, "nbformat_minor": 0,

@@ -138,7 +138,6 @@ def test_symlink_loop_named_is_reported_as_a_loop(tmp_path, shape):
     assert_fixed(tmp_path, "a.py")
 
 
-@pytest.mark.xfail(strict=True, reason="issue 13 item 8: settings.py (lead): find_pyproject resolves a loop")
 def test_symlink_loop_named_first_is_one_line_not_a_traceback(tmp_path):
     legacy(tmp_path, "a.py")
     (tmp_path / "loop.py").symlink_to("loop.py")

@@ -12,8 +12,6 @@ import pytest
 
 from .helpers import LEGACY, LEGACY_FIXED, assert_no_traceback, snapshot, tft
 
-COMMANDS = "commands.py (lead)"
-NO_DASH = pytest.mark.xfail(strict=True, reason=f"issue 11 item 1: {COMMANDS}")
 
 
 @pytest.fixture
@@ -27,7 +25,7 @@ def folder(tmp_path):
 @pytest.mark.parametrize("form", [
     ("-",),
     ("-", "--stdin-filename", "c.py"),
-    pytest.param(("--stdin-filename", "c.py"), marks=NO_DASH),
+    ("--stdin-filename", "c.py"),
 ], ids=["dash", "dash-and-name", "name-without-dash"])
 @pytest.mark.parametrize("mode", ["check", "diff", "fix"])
 def test_standard_input_modes_read_standard_input_and_change_no_file(folder, mode, form):
@@ -53,8 +51,8 @@ def test_standard_input_modes_read_standard_input_and_change_no_file(folder, mod
 @pytest.mark.parametrize("args", [
     ("c.py", "-"),
     ("-", "-"),
-    pytest.param(("--stdin-filename", "c.py", "pkg/other.py"), marks=NO_DASH),
-    pytest.param(("--stdin-filename", "c.py", "."), marks=NO_DASH),
+    ("--stdin-filename", "c.py", "pkg/other.py"),
+    ("--stdin-filename", "c.py", "."),
 ], ids=["path-and-dash", "dash-twice", "name-and-path", "name-and-folder"])
 @pytest.mark.parametrize("mode", ["check", "fix"])
 def test_standard_input_with_paths_is_a_usage_error(folder, mode, args):

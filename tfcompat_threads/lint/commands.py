@@ -183,10 +183,15 @@ def _run(mode: Mode, paths, target, unsafe_fixes, select, ignore, output_format,
         else:
             try:
                 write_atomic(Path(result.path), result.fixed_source, result.source)
-            except FileError as error:
+            except FileError as error:  # nothing was fixed: its findings stand, as check shows them
                 report.failed(str(error))
-                entries = [(p, f) for p, f in entries if p != result.path]
-                report.findings = [f for p, f in entries]
+                kept = [(p, f) for p, f in entries if p != result.path]
+                unfixed = [(result.path, f) for f in result.found]
+                for _, finding in unfixed:
+                    finding.fixed = False
+                entries = kept + unfixed
+                report.findings = [f for _, f in entries]
+                report.with_findings += bool(unfixed) - bool(result.findings)
                 continue
             report.changed_file(result.path, result.fixed)
     style = formats.Style.for_stream(sys.stderr if data_to_stdout else sys.stdout)
@@ -198,11 +203,11 @@ def _run(mode: Mode, paths, target, unsafe_fixes, select, ignore, output_format,
         click.echo(_statistics(entries, mode), nl=False, err=info)
     if mode is Mode.FIX and not quiet and not code_to_stdout:
         for path in report.changed:
-            click.echo(f"fixed {path}", err=info)
+            click.echo(f"fixed {formats.shown(path)}", err=info)
     if show_fixes and report.changed:
         click.echo(f"fixed {report.fixed} finding(s) in {len(report.changed)} file(s)", err=info)
     for error in report.errors:
-        click.echo(f"error: {error}", err=True)
+        click.echo(f"error: {formats.shown(error)}", err=True)
     if not quiet:
         click.echo(report.summary(time.perf_counter() - started), err=info)
     return report.exit_code(exit_zero)

@@ -53,9 +53,19 @@ class Style:
         return self(text, "2")
 
 
+def shown(path: str) -> str:
+    """A file name as text anyone can read: bytes that are not UTF-8 (a
+    name the file system has, the locale cannot say) as \\xNN escapes."""
+    try:
+        path.encode("utf-8")
+        return path
+    except UnicodeEncodeError:
+        return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
 def where(path: str, finding) -> str:
     cell = f"cell {finding.cell}:" if finding.cell is not None else ""
-    return f"{path}:{cell}{finding.start.line}:{finding.start.column}"
+    return f"{shown(path)}:{cell}{finding.start.line}:{finding.start.column}"
 
 
 def text(entries: list[tuple[str, object]], show_fixable: bool, style: Style = Style(False)) -> str:
@@ -101,7 +111,7 @@ def json_entry(path: str, finding) -> dict:
         "name": RULES[finding.code].name,
         "severity": RULES[finding.code].severity,
         "message": finding.message,
-        "filename": path,
+        "filename": shown(path),
         "location": {"row": finding.start.line, "column": finding.start.column},
         "end_location": {"row": finding.end.line, "column": finding.end.column},
         "fix": {
@@ -140,7 +150,7 @@ def github(entries: list[tuple[str, object]]) -> str:
             f"{key}={_escape_property(str(value))}"
             for key, value in (
                 ("title", f"tfcompat-threads ({finding.code})"),
-                ("file", path),
+                ("file", shown(path)),
                 ("line", finding.start.line),
                 ("col", finding.start.column),
                 ("endLine", finding.end.line),
@@ -201,16 +211,18 @@ def sarif(entries: list[tuple[str, object]]) -> str:
 
 
 def uri(filename: str) -> str:
-    """A SARIF artifact URI: relative and percent-encoded, or a file: URI."""
+    """A SARIF artifact URI: relative and percent-encoded (the file name's own
+    bytes), or a file: URI."""
     from urllib.parse import quote
 
     path = Path(filename)
+    prefix = ""
     if path.is_absolute():
         try:
             path = path.relative_to(Path.cwd())
         except ValueError:
-            return path.as_uri()
-    return quote(path.as_posix().replace(os.sep, "/"), safe="/")
+            prefix = "file://"
+    return prefix + quote(os.fsencode(path.as_posix()), safe="/")
 
 
 def render(output_format: str, entries: list[tuple[str, object]], show_fixable: bool,

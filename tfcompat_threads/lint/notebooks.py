@@ -80,6 +80,12 @@ def load(raw: bytes) -> Notebook:
         cells, key = sheets[0]["cells"], "input"
     else:
         raise NotebookError("not a notebook (no cells)")
+    for number, cell in enumerate(cells, start=1):
+        if not isinstance(cell, dict) or not isinstance(cell.get("cell_type"), str):
+            raise NotebookError(f"not a notebook (cell {number} is not a cell)")
+        source = cell.get(key, "")
+        if not isinstance(source, str) and not (isinstance(source, list) and all(isinstance(s, str) for s in source)):
+            raise NotebookError(f"not a notebook (the source of cell {number} is not text)")
     indent, ensure_ascii = _json_style(document, raw)
     language = _language(document)
     code = []

@@ -55,10 +55,12 @@ class Report:
     def summary(self, seconds: float) -> str:
         parts = [plural(self.files, "file") + " checked"]
         if self.mode is Mode.FIX:
-            parts.append(f"{plural(self.fixed, 'finding')} fixed in {plural(len(self.changed), 'file')}")
-            parts.append(f"{plural(len(self.findings), 'finding')} left")
+            parts.append(f"{plural(self.fixed, 'finding')} fixed in {plural(len(self.changed), 'file')}"
+                         if self.fixed else "nothing fixed")
+            parts.append(f"{plural(len(self.findings), 'finding')} left" if self.findings else "no finding left")
         else:
-            found = f"{plural(len(self.findings), 'finding')} in {plural(self.with_findings, 'file')}"
+            found = (f"{plural(len(self.findings), 'finding')} in {plural(self.with_findings, 'file')}"
+                     if self.findings else "no findings")
             extras = []
             if self.fixable:
                 extras.append(f"{self.fixable} fixable with `fix`")
@@ -67,7 +69,7 @@ class Report:
             parts.append(found + (f" ({', '.join(extras)})" if extras else ""))
             if self.mode is Mode.DIFF:
                 parts.append(f"{plural(len(self.changed), 'file')} would change")
-        parts.append(plural(len(self.errors), "error"))
+        parts.append(plural(len(self.errors), "error") if self.errors else "no errors")
         return ", ".join(parts) + f"; {seconds:.2f} s"
 
     def exit_code(self, exit_zero: bool) -> int:

@@ -36,7 +36,7 @@ class FileResult:
     `cells`: for a changed notebook, (cell number, old, new) of each changed
     code cell."""
 
-    __slots__ = ("path", "source", "fixed_source", "findings", "fixed", "error", "cells")
+    __slots__ = ("path", "source", "fixed_source", "findings", "found", "fixed", "error", "cells")
 
     def __init__(self, path: str, source: bytes = b"", fixed_source: bytes | None = None,
                  error: str | None = None) -> None:
@@ -44,6 +44,8 @@ class FileResult:
         self.source = source
         self.fixed_source = source if fixed_source is None else fixed_source
         self.findings: list = []
+        self.found: list = []
+        """All findings at their places in the file read (what check shows)."""
         self.fixed = 0
         self.error = error
         self.cells: list[tuple[int, str, str]] = []
@@ -77,6 +79,7 @@ def process_source(data: bytes, path: str, settings: Settings, mode: Mode,
 def _process(data: bytes, path: str, settings: Settings, mode: Mode, enabled: frozenset[str]) -> FileResult:
     result = FileResult(path, data)
     if not may_need_codemod(data):
+        result.error = undecodable(data, path)
         return result
     from ..codemod import engine
     from ..codemod.source import SourceError
@@ -99,6 +102,7 @@ def _process(data: bytes, path: str, settings: Settings, mode: Mode, enabled: fr
         result.error = f"{path}:{error.line}:{error.column}: {error.message}"
         return result
     result.fixed_source = outcome.source
+    result.found = outcome.findings
     if mode is Mode.FIX:
         result.findings = outcome.remaining
         result.fixed = sum(f.fixed for f in outcome.findings) if result.changed else 0
@@ -107,12 +111,37 @@ def _process(data: bytes, path: str, settings: Settings, mode: Mode, enabled: fr
     return result
 
 
+def undecodable(data: bytes, path: str) -> str | None:
+    """Why a file that needs no parse cannot be Python source at all (bytes
+    its encoding cannot decode, null bytes), so that it is reported rather
+    than called clean; None for the usual file. A C-speed UTF-8 decode first."""
+    if path.endswith(".ipynb"):
+        return None
+    if b"\0" in data:
+        return f"{path}:1:1: cannot parse: the file holds null bytes (not Python source)"
+    try:
+        data.decode("utf-8")
+        return None
+    except UnicodeDecodeError:
+        pass
+    from ..codemod.source import SourceError, detect_encoding
+
+    try:
+        encoding = detect_encoding(data)
+        data.decode(encoding)
+        return None
+    except SourceError as error:
+        return f"{path}:{error.line}:{error.column}: {error.message}"
+    except (UnicodeDecodeError, LookupError) as error:
+        return f"{path}:1:1: cannot decode as {encoding}: {error}"
+
+
 def _process_item(item: tuple) -> FileResult:
     path, data, settings, mode, enabled = item
     return process_source(data, path, settings, mode, enabled)
 
 
-def _worker_init() -> None:
+def _worker_init(parent: int) -> None:
     """Workers die with their parent (a killed `fix` leaves none behind, and
     none holds the caller's pipes) and do not read standard input."""
     import signal
@@ -120,9 +149,11 @@ def _worker_init() -> None:
     try:
         import ctypes
 
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         pass
+    if os.getppid() != parent:  # the parent died before the line above: no signal will come
+        os._exit(1)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     devnull = os.open(os.devnull, os.O_RDWR)
     os.dup2(devnull, 0)
@@ -141,8 +172,8 @@ def run(paths: Iterable[str], settings: Settings, mode: Mode, jobs: int | None =
             continue
         if may_need_codemod(data):
             items.append((path, data, settings, mode, enabled))
-        else:
-            items.append(FileResult(path))  # nothing to change: its bytes are not kept
+        else:  # nothing to change: its bytes are not kept, unless it cannot be read as Python
+            items.append(FileResult(path, error=undecodable(data, path)))
     work = [item for item in items if isinstance(item, tuple)]
     jobs = jobs or os.cpu_count() or 1
     if len(work) > 1 and jobs > 1:
@@ -165,7 +196,7 @@ def _in_pool(work: list[tuple], jobs: int) -> Iterator[FileResult]:
     from ..codemod import engine  # noqa: F401  imported once here, inherited by the forked workers
 
     results: dict[int, FileResult] = {}
-    with ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init) as pool:
+    with ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init, initargs=(os.getpid(),)) as pool:
         futures = [pool.submit(_process_item, item) for item in work]
         for index, future in enumerate(futures):
             try:
@@ -181,7 +212,7 @@ def _isolated(item: tuple) -> FileResult:
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
-    with ProcessPoolExecutor(max_workers=1, initializer=_worker_init) as pool:
+    with ProcessPoolExecutor(max_workers=1, initializer=_worker_init, initargs=(os.getpid(),)) as pool:
         try:
             return pool.submit(_process_item, item).result()
         except BrokenProcessPool:

@@ -68,7 +68,10 @@ def check_codes(selectors, where: str) -> None:
 
 
 def find_pyproject(start: Path) -> Path | None:
-    folder = start.resolve()
+    try:
+        folder = start.resolve()
+    except (OSError, RuntimeError):  # a symbolic link loop: its folder is where it is
+        folder = start.absolute().parent
     if not folder.is_dir():
         folder = folder.parent
     for candidate in (folder, *folder.parents):
