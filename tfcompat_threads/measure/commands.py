@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 import click
@@ -92,3 +93,34 @@ def tune(intra, inter, repeat, warmup, as_json, command) -> None:
     _emit(data, as_json, tools.format_tune)
 
 
+
+
+@click.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+@click.option("--json", "as_json", is_flag=True, help="JSON instead of text.")
+@click.option("--strict", is_flag=True, help="Exit 1 when a thread setting was ignored (and the command exited 0).")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="Write the report to this file instead of standard error.")
+@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
+def run(as_json: bool, strict: bool, output: str | None, command) -> None:
+    """Run your unchanged COMMAND (after --) with a recorder loaded into its
+    Python processes, and report which thread settings took effect: what the
+    program asked (ConfigProto to a session, set_session, enable_eager_execution,
+    RunConfig, tf.config calls, the environment), the pools TensorFlow made,
+    counted from the process's threads, and a verdict per setting (applied,
+    ignored, raised, overridden, not reached, not counted). COMMAND's output and
+    exit code pass through; the report goes to standard error or --output."""
+    from . import ToolError, run as tool
+
+    if output is not None:
+        folder = os.path.dirname(os.path.abspath(output))
+        if not os.path.isdir(folder):
+            raise click.UsageError(f"--output {output!r}: no folder {folder!r}")
+    try:
+        status, report = tool.run(list(command))
+    except ToolError as error:
+        raise click.UsageError(str(error)) from None
+    try:
+        tool.write_report(report, as_json, output)
+    except OSError as error:
+        raise click.UsageError(f"cannot write the report to {output!r}: {error.strerror}") from None
+    sys.exit(tool.exit_code(status, report, strict))
