@@ -241,8 +241,8 @@ def test_errors_are_one_line_and_exit_2(tmp_path, case):
     proc = subprocess.run([*CLI, "run", *args], capture_output=True, text=True, env=clean_env())
     assert proc.returncode == 2, proc.stderr
     assert proc.stdout == ""
-    errors = [line for line in proc.stderr.splitlines() if line.startswith("Error")]
-    assert len(errors) == 1, proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error"), proc.stderr
     assert "never" not in proc.stdout + proc.stderr
 
 
