@@ -457,7 +457,7 @@ def format_report(report: dict) -> str:
         if process["settings"]:
             lines.append("  settings:")
         else:
-            lines.append("  settings: none asked (TensorFlow's defaults)")
+            lines.append("  settings: none recorded (TensorFlow's defaults, unless the program ended before asking)")
         for setting in process["settings"]:
             site = f" at {_short(setting['site'])}" if setting.get("site") else ""
             also = "".join(f"; set_session at {_short(s)}" for s in setting.get("set_session") or [])

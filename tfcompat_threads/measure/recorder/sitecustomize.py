@@ -16,14 +16,14 @@ if _os.environ.get("TFCOMPAT_THREADS_RUN_DIR"):
 
 def _chain() -> None:
     import importlib.machinery
-    import importlib.util
 
     here = _os.path.dirname(_os.path.abspath(__file__))
     path = [p for p in _sys.path if _os.path.abspath(p or _os.curdir) != here]
     spec = importlib.machinery.PathFinder.find_spec("sitecustomize", path)
     if spec is None or spec.loader is None:
         return
-    module = importlib.util.module_from_spec(spec)
+    module = type(_sys)("sitecustomize")  # importlib.util.module_from_spec, without importing it
+    module.__spec__, module.__loader__, module.__file__ = spec, spec.loader, spec.origin
     _sys.modules["sitecustomize"] = module  # as site.py leaves it
     spec.loader.exec_module(module)
 
