@@ -446,7 +446,7 @@ def format_report(report: dict) -> str:
             if window["intra_op"] is None:
                 sizes = f"{window['threads']} new threads (split unknown)"
             else:
-                sizes = f"intra-op {window['intra_op']}, inter-op {window['inter_op']} new threads"
+                sizes = f"{window['intra_op']} new intra-op threads, {window['inter_op']} new inter-op threads"
             lines.append(f"  pools made {what}: {sizes}")
         if process["pools"]:
             lines.append(f"    counted from: {process['pools'][0]['how']}")

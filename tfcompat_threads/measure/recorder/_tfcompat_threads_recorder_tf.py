@@ -227,6 +227,8 @@ def _wrap_sessions(cls) -> None:
     original_init, original_run = cls.__init__, cls.run
 
     def __init__(self, *args, **kwargs):
+        if _STATE.get("calibrating"):
+            return original_init(self, *args, **kwargs)
         config = kwargs.get("config", args[2] if len(args) > 2 else None)
         before = _snapshot()
         event = {"ev": "session", "kind": type(self).__name__, "id": id(self), "site": _site(),
@@ -245,7 +247,7 @@ def _wrap_sessions(cls) -> None:
             guarded(_write)(event)
 
     def run(self, *args, **kwargs):
-        if id(self) not in _STATE["session_runs"]:
+        if id(self) not in _STATE["session_runs"] and not _STATE.get("calibrating"):
             _STATE["session_runs"].add(id(self))
             guarded(_write)({"ev": "session_run", "id": id(self), "site": _site()})
         return original_run(self, *args, **kwargs)
@@ -345,6 +347,7 @@ def _calibrate() -> dict | None:
     if _STATE["forked"] or os.environ.get("TFCOMPAT_THREADS_RUN_CALIBRATE") == "0" or not _old_tensorflow():
         return None
     tf = sys.modules["tensorflow"]
+    _STATE["calibrating"] = True
     before = _counting().snapshot()
     if _eager() and _STATE["first_op"]:
         how = "eager matmul"
