@@ -446,7 +446,7 @@ def format_report(report: dict) -> str:
             if window["intra_op"] is None:
                 sizes = f"{window['threads']} new threads (split unknown)"
             else:
-                sizes = f"{window['intra_op']} new intra-op threads, {window['inter_op']} new inter-op threads"
+                sizes = f"{_n(window['intra_op'], 'new intra-op thread')}, {_n(window['inter_op'], 'new inter-op thread')}"
             lines.append(f"  pools made {what}: {sizes}")
         if process["pools"]:
             lines.append(f"    counted from: {process['pools'][0]['how']}")
@@ -474,6 +474,10 @@ def format_report(report: dict) -> str:
     counts = ", ".join(f"{n} {v}" for v, n in report["verdicts"].items() if n)
     lines.append(f"verdicts: {counts or 'no setting'}")
     return "\n".join(lines) + "\n"
+
+
+def _n(count: int, what: str) -> str:
+    return f"{count} {what}{'' if count == 1 else 's'}"
 
 
 def _names(counts: dict[str, int]) -> str:
