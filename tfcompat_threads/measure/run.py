@@ -92,8 +92,6 @@ def _wait(proc: subprocess.Popen) -> int:
     """Wait for the command. Ctrl-C reaches it from the terminal (same
     process group), so this process ignores SIGINT meanwhile and reports
     after; SIGTERM and SIGHUP sent to this process are passed on."""
-    forwarded = {}
-
     def forward(signum, frame):
         try:
             proc.send_signal(signum)
@@ -103,7 +101,6 @@ def _wait(proc: subprocess.Popen) -> int:
     previous = {signal.SIGINT: signal.signal(signal.SIGINT, signal.SIG_IGN)}
     for signum in (signal.SIGTERM, signal.SIGHUP):
         previous[signum] = signal.signal(signum, forward)
-        forwarded[signum] = True
     try:
         return proc.wait()
     finally:
