@@ -25,6 +25,7 @@ def main() -> None:
 
 for _command in (check, diff, fix, rule, explain, probe, tune):
     main.add_command(_command)
+main.add_command(__import__("tfcompat_threads.measure.commands", fromlist=["run"]).run)  # run: measure/run.py
 
 
 if __name__ == "__main__":

@@ -4,13 +4,12 @@ and count the pools it really made."""
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 
 from . import ToolError, child_env
 
 PROBE_CHILD = r"""
-import json, sys
+import json, os, sys
 import tensorflow as tf
 import tfcompat_threads as tct
 from tfcompat_threads.measure import threads
@@ -27,51 +26,65 @@ print(json.dumps({
     "names": names,
     "main": main,
     "busy": threads.busy_threads(),
+    "cpus": len(os.sched_getaffinity(0)),
     "applied": [a.how for a in report.applied],
     "effective": tct.effective().as_dict(),
 }))
 """
 
 
-def probe(intra: int = 0, inter: int = 0, python: str = sys.executable, timeout: float = 300) -> dict:
+def probe(intra: int = 0, inter: int = 0, python: str = sys.executable, timeout: float | None = 300,
+          env: dict[str, str] | None = None) -> dict:
     """Start a fresh Python with TensorFlow, apply the values through the shim,
-    run an op, and count the pools it really made."""
+    run an op, and count the pools it really made. `env`: extra variables for
+    that process (e.g. OMP_NUM_THREADS, to see that it does not size them)."""
     from . import threads
+    from .child import run_child
 
-    proc = subprocess.run(
-        [python, "-c", PROBE_CHILD, str(intra), str(inter)],
-        capture_output=True,
-        text=True,
-        env=child_env(),
-        timeout=timeout,
-    )
-    if proc.returncode != 0:
-        tail = "\n".join(proc.stderr.strip().splitlines()[-5:])
-        if "No module named 'tensorflow'" in proc.stderr:
+    try:
+        result = run_child([python, "-c", PROBE_CHILD, str(intra), str(inter)], child_env(env), timeout,
+                           keep_stdout=True)
+    except OSError as error:
+        raise ToolError(f"cannot run {python!r}: {error.strerror or error}") from None
+    if result.timed_out:
+        raise ToolError(f"the probe process did not finish in {timeout:g} s (killed); give more with --timeout")
+    if result.returncode != 0:
+        stderr = result.stderr.decode("utf-8", "replace")
+        if "No module named 'tensorflow'" in stderr:
             raise ToolError(f"TensorFlow is not installed for {python}: pip install tensorflow-cpu")
-        raise ToolError(f"the probe process failed (exit {proc.returncode}):\n{tail}")
-    child = json.loads(proc.stdout.strip().splitlines()[-1])
+        last = (result.stderr_tail(1) or "no output on stderr").strip()
+        raise ToolError(f"the probe process failed ({result.describe(timeout)}): {last}")
+    child = json.loads(result.stdout.decode("utf-8", "replace").strip().splitlines()[-1])
     sizes = threads.pool_sizes(child["names"], child["main"], child["busy"])
     return {
         "tensorflow": child["tensorflow"],
         "requested": {"intra_op": intra, "inter_op": inter},
+        "env": dict(env or {}),
+        "cpus": child["cpus"],
         "observed": {"intra_op": sizes["intra_op"], "inter_op": sizes["inter_op"]},
         "threads": child["names"],
         "how_counted": sizes["how"],
         "applied": child["applied"],
         "effective": {k: child["effective"][k] for k in ("intra_op", "inter_op")},
+        "seconds": round(result.seconds, 2),
     }
+
+
+def _asked(value: int, cpus: int) -> str:
+    return str(value) if value else f"TensorFlow's default ({cpus} here: the schedulable CPUs)"
 
 
 def format_probe(data: dict) -> str:
     requested = data["requested"]
     observed = data["observed"]
+    cpus = data["cpus"]
+    env = " ".join(f"{k}={v}" for k, v in data["env"].items())
     lines = [
-        f"TensorFlow {data['tensorflow']}: asked intra_op={requested['intra_op']} inter_op={requested['inter_op']} "
-        "(0 = TensorFlow picks)",
+        f"TensorFlow {data['tensorflow']}: asked intra-op {_asked(requested['intra_op'], cpus)}, "
+        f"inter-op {_asked(requested['inter_op'], cpus)}" + (f"; environment {env}" if env else ""),
         f"  observed: intra-op pool {observed['intra_op']} threads, inter-op pool {observed['inter_op']} threads",
         f"  threads of the process by name: {data['threads']}",
         f"  counted from: {data['how_counted']}",
-        f"  applied through the shim: {'; '.join(data['applied']) or 'nothing (0 = default)'}",
+        f"  applied through the shim: {'; '.join(data['applied']) or 'nothing (both left to TensorFlow)'}",
     ]
     return "\n".join(lines) + "\n"

@@ -41,6 +41,21 @@ def main_thread_name() -> str:
     return _read(f"{TASKS}/{os.getpid()}/comm").strip()
 
 
+def snapshot() -> dict[int, tuple[str, int]]:
+    """{thread id: (name, nanoseconds it has run)} of this process. `run`'s
+    recorder takes one before and after each event that can start pools, so
+    the threads each event made are known by id."""
+    out: dict[int, tuple[str, int]] = {}
+    for tid in os.listdir(TASKS):
+        try:
+            name = _read(f"{TASKS}/{tid}/comm").strip()
+            run_ns = int(_read(f"{TASKS}/{tid}/schedstat").split()[0])
+        except (OSError, ValueError, IndexError):  # the thread ended meanwhile
+            continue
+        out[int(tid)] = (name, run_ns)
+    return out
+
+
 def busy_threads(min_seconds: float = 0.001) -> int:
     """Threads other than the main one that have run for more than `min_seconds`."""
     busy = 0

@@ -5,7 +5,6 @@ than the noise."""
 from __future__ import annotations
 
 import statistics
-import subprocess
 import time
 
 from ..shim import configure as runtime
@@ -17,24 +16,35 @@ def default_grid(cpus: int) -> list[int]:
     return sorted(values)
 
 
+DEFAULT_TIMEOUT = 600.0
+"""Seconds one run of the command may take before it is killed (--timeout)."""
+MIN_REPEAT_FOR_NOISE = 3
+
+
 def tune(
     command: list[str],
     intra: list[int],
     inter: list[int],
     repeat: int = 3,
     warmup: int = 1,
-    timeout: float | None = None,
+    timeout: float | None = DEFAULT_TIMEOUT,
     progress=None,
 ) -> dict:
     """Run `command` once per grid point and repeat, the pools sized from
     outside (TF_NUM_INTRAOP_THREADS / TF_NUM_INTEROP_THREADS) in a fresh
-    process each time; TensorFlow's default (0, 0) is always measured."""
+    process each time; TensorFlow's default (0, 0) is always measured. A run
+    that fails or passes `timeout` seconds ends its point (reported as
+    failed). `progress(info)` is called after each run."""
+    from .child import run_child
+
     cpus = runtime.schedulable_cpus()
     points = [(0, 0)] + [(a, b) for a in intra for b in inter if (a, b) != (0, 0)]
     results = []
-    total = len(points) * (repeat + warmup)
+    per_point = warmup + repeat
+    total = len(points) * per_point
     done = 0
-    for intra_op, inter_op in points:
+    started = time.perf_counter()
+    for index, (intra_op, inter_op) in enumerate(points, 1):
         extra = {}
         env = child_env()
         for name, value in (("TF_NUM_INTRAOP_THREADS", intra_op), ("TF_NUM_INTEROP_THREADS", inter_op)):
@@ -44,20 +54,25 @@ def tune(
         env.update(extra)
         runs: list[float] = []
         failed = None
-        for number in range(warmup + repeat):
-            start = time.perf_counter()
-            proc = subprocess.run(command, env=env, capture_output=True, timeout=timeout)
-            seconds = time.perf_counter() - start
+        for number in range(per_point):
+            try:
+                result = run_child(command, env, timeout)
+            except OSError as error:
+                raise ToolError(f"cannot run {command[0]!r}: {error.strerror or error}") from None
             done += 1
+            if result.timed_out or result.returncode != 0:
+                failed = {"exit_code": result.returncode, "timed_out": result.timed_out,
+                          "how": result.describe(timeout), "stderr_tail": result.stderr_tail()}
+                total -= per_point - number - 1  # its other runs are skipped
+            elif number >= warmup:
+                runs.append(round(result.seconds, 4))
             if progress is not None:
-                progress(done, total)
-            if proc.returncode != 0:
-                tail = proc.stderr.decode("utf-8", "replace").strip().splitlines()[-5:]
-                failed = {"exit_code": proc.returncode, "stderr_tail": "\n".join(tail)}
-                done += warmup + repeat - number - 1
+                progress({"point": index, "points": len(points), "intra_op": intra_op, "inter_op": inter_op,
+                          "run": number + 1, "runs": per_point, "warmup": number < warmup,
+                          "seconds": result.seconds, "failed": failed, "done": done, "total": total,
+                          "elapsed": time.perf_counter() - started})
+            if failed is not None:
                 break
-            if number >= warmup:
-                runs.append(round(seconds, 4))
         entry = {"intra_op": intra_op, "inter_op": inter_op, "env": extra, "runs": runs, "failed": failed}
         if runs and failed is None:
             entry.update(
@@ -69,38 +84,72 @@ def tune(
         results.append(entry)
     good = [r for r in results if r["failed"] is None and r["runs"]]
     if not good:
-        raise ToolError("the command failed at every grid point:\n" + (results[0]["failed"] or {}).get("stderr_tail", ""))
+        first = results[0]["failed"] or {}
+        last = (first.get("stderr_tail") or "").strip().splitlines()[-1:] or ["nothing on stderr"]
+        same = all((r["failed"] or {}).get("how") == first.get("how") for r in results)
+        where = f"at all {len(results)} points" if same else "at the first point"
+        raise ToolError(f"the command failed at every point: {first.get('how')} {where}; "
+                        f"the last line of its stderr: {last[0]}")
     best = min(good, key=lambda r: r["median_s"])
     default = results[0] if results[0] in good else None
-    verdict = _verdict(best, default)
+    verdict = _verdict(best, default, repeat)
     return {
         "command": command,
         "cpus": cpus,
         "repeat": repeat,
         "warmup": warmup,
+        "timeout_s": timeout,
         "results": results,
         "best": {"intra_op": best["intra_op"], "inter_op": best["inter_op"], "median_s": best["median_s"]},
         "default": {"median_s": default["median_s"], "spread_s": default["spread_s"]} if default else None,
+        "apply": how_to_apply(best["intra_op"], best["inter_op"]),
         **verdict,
     }
 
 
-def _verdict(best: dict, default: dict | None) -> dict:
+def how_to_apply(intra_op: int, inter_op: int) -> dict:
+    """The lines that give a program these pool sizes (0: leave it to TensorFlow)."""
+    pairs = (("intra_op", intra_op, "TF_NUM_INTRAOP_THREADS"), ("inter_op", inter_op, "TF_NUM_INTEROP_THREADS"))
+    env = {name: str(value) for _, value, name in pairs if value}
+    unset = [name for _, value, name in pairs if not value]
+    python = [f"tf.config.threading.set_{key}_parallelism_threads({value})" for key, value, _ in pairs if value]
+    keywords = ", ".join(f"{key}_parallelism_threads={value}" for key, value, _ in pairs if value)
+    return {
+        "env": env,
+        "unset": unset,
+        "tf_config": python,
+        "tfcompat_threads": f"tfcompat_threads.configure({keywords})" if keywords else None,
+    }
+
+
+def _point(entry: dict) -> str:
+    return (f"intra-op {entry['intra_op'] or 'default'}, inter-op {entry['inter_op'] or 'default'}")
+
+
+def _verdict(best: dict, default: dict | None, repeat: int = MIN_REPEAT_FOR_NOISE) -> dict:
     """Beats the default by more than the noise: the best point's slowest run
-    is faster than the default's fastest (their ranges do not overlap)."""
+    is faster than the default's fastest (their ranges do not overlap). With
+    fewer than 3 runs a point the noise cannot be judged."""
     if default is None:
         return {"beats_default": None, "improvement": None,
                 "verdict": "TensorFlow's default failed: no comparison"}
     improvement = round(1 - best["median_s"] / default["median_s"], 4)
+    if repeat < MIN_REPEAT_FOR_NOISE:
+        who = ("TensorFlow's default" if best is default
+               else f"{_point(best)} ({improvement:.1%} below the default)")
+        return {"beats_default": None, "improvement": improvement,
+                "verdict": f"{who} has the lowest time, but with {repeat} run{'s' if repeat != 1 else ''} a point "
+                           f"the noise cannot be judged: measure again with --repeat {MIN_REPEAT_FOR_NOISE} or more "
+                           "before changing anything"}
     if best is default:
         return {"beats_default": False, "improvement": 0.0,
-                "verdict": "TensorFlow's default is the fastest point measured: keep 0 / 0"}
+                "verdict": "TensorFlow's default is the fastest point measured: keep it (set nothing)"}
     beats = best["max_s"] < default["min_s"]
     if beats:
-        text = (f"intra_op={best['intra_op']} inter_op={best['inter_op']} is {improvement:.1%} faster than the "
+        text = (f"{_point(best)} is {improvement:.1%} faster than the "
                 "default, more than the noise (its slowest run beats the default's fastest)")
     else:
-        text = (f"intra_op={best['intra_op']} inter_op={best['inter_op']} has the lowest median ({improvement:.1%} "
+        text = (f"{_point(best)} has the lowest median ({improvement:.1%} "
                 "below the default), but within the noise: the runs overlap; keep the default or measure with "
                 "more --repeat")
     return {"beats_default": beats, "improvement": improvement, "verdict": text}
@@ -110,16 +159,40 @@ def _label(value: int) -> str:
     return "dflt" if value == 0 else str(value)
 
 
+def _size(value: int, cpus: int) -> str:
+    return f"{value} threads" if value else f"TensorFlow's default ({cpus} threads here: the schedulable CPUs)"
+
+
 def format_tune(data: dict) -> str:
+    cpus = data["cpus"]
     lines = [f"{'intra':>5} {'inter':>5}  {'median s':>9} {'min s':>8} {'max s':>8} {'spread':>8}"]
     for r in data["results"]:
         point = f"{_label(r['intra_op']):>5} {_label(r['inter_op']):>5}"
         if r["failed"] is not None:
-            last = (r["failed"]["stderr_tail"].splitlines() or [""])[-1]
-            lines.append(f"{point}  failed (exit {r['failed']['exit_code']}): {last}")
+            lines.append(f"{point}  failed: {r['failed']['how']}")
         else:
             lines.append(f"{point}  {r['median_s']:>9.4f} {r['min_s']:>8.4f} {r['max_s']:>8.4f} {r['spread_s']:>8.4f}")
+    lines.append(f"(dflt = TensorFlow's default ({cpus} threads here: the schedulable CPUs); {data['repeat']} timed "
+                 f"run{'s' if data['repeat'] != 1 else ''} a point after {data['warmup']} untimed)")
+    for r in data["results"]:
+        if r["failed"] is not None:
+            lines.append(f"failed point intra={_label(r['intra_op'])} inter={_label(r['inter_op'])}: "
+                         f"{r['failed']['how']}; its stderr ended with:")
+            tail = r["failed"]["stderr_tail"].splitlines() or ["(nothing)"]
+            lines += [f"    {line}" for line in tail]
     best = data["best"]
-    lines.append(f"best: intra_op={best['intra_op']} inter_op={best['inter_op']} (0 = TensorFlow's default)")
+    lines.append(f"best: intra-op {_size(best['intra_op'], cpus)}, inter-op {_size(best['inter_op'], cpus)}")
     lines.append(data["verdict"])
+    apply = data["apply"]
+    if apply["env"]:
+        lines.append("to run with the best point, either set in the environment before the program starts:")
+        lines += [f"    export {name}={value}" for name, value in apply["env"].items()]
+        lines += [f"    unset {name}" for name in apply["unset"]]
+        lines.append("  or call, in the program before its first TensorFlow op:")
+        lines += [f"    {line}" for line in apply["tf_config"]]
+        lines.append("  or, the same on any TensorFlow, with this package:")
+        lines.append(f"    {apply['tfcompat_threads']}")
+    else:
+        lines.append("the best point is TensorFlow's default: set nothing (and unset TF_NUM_INTRAOP_THREADS / "
+                     "TF_NUM_INTEROP_THREADS)")
     return "\n".join(lines) + "\n"

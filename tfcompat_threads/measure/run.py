@@ -1,0 +1,492 @@
+"""run: start the user's command unchanged with the recorder loaded into its
+Python processes, then say which thread settings took effect, counted from
+the threads TensorFlow really made.
+
+The command inherits this process's standard input, output and error, so
+what it prints passes through byte for byte; the report is written after it
+ends (to standard error or a file). The recorder (`recorder/`) writes events
+per process; this module reads them and decides a verdict per setting:
+
+- applied: the pool the program's ops ran on has the size asked;
+- ignored: the call was accepted, but the pool the ops ran on has another
+  size and no other setting asked that size (e.g. a tf.compat.v1 session's
+  config in eager code: the eager ops run on the default inter-op pool);
+- raised: the call raised (a tf.config.threading setter after the first op);
+- overridden: the pool has the size another setting asked (a later call, the
+  config over the environment, the first session over a later one);
+- not reached: the process never ran an op (or never reached its pools);
+- not counted: a field that is not a thread count (placement, GPU options),
+  or, on TF 2.15 without the at-exit calibration, an intra/inter split that
+  the thread names cannot give.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from . import ToolError
+
+RECORDER_DIR = Path(__file__).resolve().parent / "recorder"
+THREAD_FIELDS = ("intra_op_parallelism_threads", "inter_op_parallelism_threads")
+ENV_OF = {"intra_op_parallelism_threads": "TF_NUM_INTRAOP_THREADS",
+          "inter_op_parallelism_threads": "TF_NUM_INTEROP_THREADS"}
+FIELD_OF_ENV = {env: field for field, env in ENV_OF.items()}
+RELATED_ENV = ("TF_NUM_INTRAOP_THREADS", "TF_NUM_INTEROP_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
+               "OPENBLAS_NUM_THREADS", "TF_ENABLE_ONEDNN_OPTS")
+VERDICTS = ("applied", "ignored", "raised", "overridden", "not reached", "not counted")
+# Fields InteractiveSession sets on the caller's config itself.
+INTERACTIVE_OWN = {"graph_options.place_pruned_graph": True}
+
+
+# -- running -----------------------------------------------------------------------------------------
+
+
+def resolve(command: list[str]) -> str:
+    """The program COMMAND[0] names, or a ToolError saying why it cannot run."""
+    name = command[0]
+    if os.sep in name or (os.altsep and os.altsep in name):
+        path = Path(name)
+        if not path.exists():
+            raise ToolError(f"cannot run {name!r}: no such file")
+        if path.is_dir() or not os.access(path, os.X_OK):
+            raise ToolError(f"cannot run {name!r}: not an executable file (try: python {name})")
+        return name
+    found = shutil.which(name)
+    if found is None:
+        raise ToolError(f"cannot run {name!r}: command not found")
+    return found
+
+
+def recorder_env(events: str, base: dict[str, str] | None = None) -> dict[str, str]:
+    env = dict(os.environ if base is None else base)
+    old = env.get("PYTHONPATH")
+    env["PYTHONPATH"] = str(RECORDER_DIR) + (os.pathsep + old if old else "")
+    env["TFCOMPAT_THREADS_RUN_DIR"] = events
+    return env
+
+
+def run(command: list[str]) -> tuple[int, dict]:
+    """Run `command` with the recorder; return its exit status (as
+    subprocess gives it: negative for a signal) and the report."""
+    resolve(command)
+    launch_env = {name: os.environ[name] for name in RELATED_ENV if name in os.environ}
+    launch_env.update({k: v for k, v in os.environ.items() if k.startswith("KMP_")})
+    with tempfile.TemporaryDirectory(prefix="tfcompat-threads-run-") as events:
+        try:
+            proc = subprocess.Popen(command, env=recorder_env(events))
+        except OSError as error:
+            raise ToolError(f"cannot run {command[0]!r}: {error.strerror or error}") from None
+        status = _wait(proc)
+        processes = load_events(Path(events))
+    return status, analyse(command, status, launch_env, processes)
+
+
+def _wait(proc: subprocess.Popen) -> int:
+    """Wait for the command. Ctrl-C reaches it from the terminal (same
+    process group), so this process ignores SIGINT meanwhile and reports
+    after; SIGTERM and SIGHUP sent to this process are passed on."""
+    def forward(signum, frame):
+        try:
+            proc.send_signal(signum)
+        except OSError:
+            pass
+
+    previous = {signal.SIGINT: signal.signal(signal.SIGINT, signal.SIG_IGN)}
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        previous[signum] = signal.signal(signum, forward)
+    try:
+        return proc.wait()
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def load_events(folder: Path) -> list[dict]:
+    """One dict per process that loaded the recorder: its events in order."""
+    processes = []
+    for path in sorted(folder.glob("*.jsonl")):
+        events = []
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            try:
+                events.append(json.loads(line))
+            except ValueError:  # a line cut by a kill
+                continue
+        if events:
+            processes.append({"pid": int(path.stem), "events": events})
+    processes.sort(key=lambda p: p["events"][0].get("t", 0) if "t" in p["events"][0] else p["pid"])
+    return processes
+
+
+# -- counting ----------------------------------------------------------------------------------------
+
+
+def _version_tuple(text: str | None) -> tuple[int, int]:
+    import re
+
+    match = re.match(r"(\d+)\.(\d+)", text or "")
+    return (int(match.group(1)), int(match.group(2))) if match else (0, 0)
+
+
+def _windows(events: list[dict]) -> list[dict]:
+    """Events that made threads: each session's start and the first op."""
+    return [e for e in events if e["ev"] in ("session", "first_op") and "new" in e]
+
+
+def count_pools(events: list[dict], version: str | None) -> dict:
+    """The pools each window made, counted from the threads.
+
+    TF >= 2.16: inter-op threads are named tf_Compute, the intra-op ones like
+    the process, the graph runner tf_graph_runner. TF 2.15 names none: the
+    intra-op threads are those that worked during the at-exit calibration
+    matmul (a pool of 1 runs inline: at least 1); the first window makes the
+    process-wide intra-op pool, and the first session window also makes the
+    one graph-runner thread (seen on 2.21 by name, and the same counts on 2.15).
+    """
+    windows = _windows(events)
+    named = _version_tuple(version) >= (2, 16)
+    exit_event = next((e for e in events if e["ev"] == "exit"), None)
+    calibration = (exit_event or {}).get("calibration")
+    busy = set(calibration["busy"]) if calibration else None
+    out = []
+    for number, window in enumerate(windows):
+        new = window["new"]
+        main = window.get("main", "python")
+        entry = {"kind": window["ev"], "site": window.get("site"), "threads": len(new)}
+        if window["ev"] == "session":
+            entry["session"] = window.get("id")
+            entry["session_kind"] = window.get("kind")
+        if named:
+            entry["intra_op"] = sum(1 for name in new.values() if name == main)
+            entry["inter_op"] = sum(1 for name in new.values() if name == "tf_Compute")
+            entry["how"] = "thread names (tf_Compute = inter-op; named like the process = intra-op)"
+        elif busy is not None:
+            intra = sum(1 for tid in new if tid in busy)
+            if number == 0:
+                intra = max(1, intra)
+            runner = 1 if number == 0 and window["ev"] == "session" else 0
+            entry["intra_op"] = intra
+            entry["inter_op"] = len(new) - intra - runner
+            entry["how"] = (f"TF {version} names no threads: intra-op = the new threads that worked during a "
+                            "large matmul at exit; inter-op = the other new threads"
+                            + (" less the one graph runner" if runner else ""))
+        else:
+            entry["intra_op"] = entry["inter_op"] = None
+            entry["how"] = (f"TF {version} names no threads and the at-exit calibration did not run: only the "
+                            f"total ({len(new)} new threads) is known")
+        out.append(entry)
+    return {"windows": out, "named": named}
+
+
+def _by_name(threads: dict | None) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for value in (threads or {}).values():
+        counts[value[0]] = counts.get(value[0], 0) + 1
+    return counts
+
+
+# -- settings and verdicts ---------------------------------------------------------------------------
+
+
+def _int_env(value: str | None) -> int | None:
+    try:
+        number = int(str(value).strip())
+    except ValueError:
+        return None
+    return number
+
+
+def collect_settings(events: list[dict], launch_env: dict[str, str]) -> list[dict]:
+    """Every setting the program asked for, in order, with where it came from."""
+    settings: list[dict] = []
+    tf_event = next((e for e in events if e["ev"] == "tf"), {})
+    program_env = tf_event.get("env", {})
+    for name in ENV_OF.values():
+        if name in launch_env:
+            settings.append({"field": FIELD_OF_ENV[name], "value": launch_env[name], "source": "environment",
+                             "api": f"{name} (environment of the command)", "site": None, "kind": "env"})
+        elif name in program_env:
+            settings.append({"field": FIELD_OF_ENV[name], "value": program_env[name], "source": "environment",
+                             "api": f"{name} (set by the program before importing TensorFlow)", "site": None,
+                             "kind": "env"})
+    sessions_run = {e["id"] for e in events if e["ev"] == "session_run"}
+    set_sessions: dict[int, list[str]] = {}
+    for event in events:
+        if event["ev"] == "set_session":
+            set_sessions.setdefault(event["id"], []).append(event.get("site") or "?")
+    for event in events:
+        kind = event["ev"]
+        if kind == "set":
+            settings.append({"field": event["field"], "value": event["value"], "source": event["api"],
+                             "api": event["api"], "site": event.get("site"), "kind": "set",
+                             "initialized": event.get("initialized"), "error": event.get("error")})
+        elif kind in ("session", "enable_eager", "runconfig"):
+            fields = dict(event.get("fields", {}))
+            if event.get("kind") == "InteractiveSession":
+                fields = {k: v for k, v in fields.items() if INTERACTIVE_OWN.get(k) != v}
+            sink = {"session": f"{event.get('kind')}(config=...)",
+                    "enable_eager": "tf.compat.v1.enable_eager_execution(config=...)",
+                    "runconfig": "tf.estimator.RunConfig(session_config=...)"}[kind]
+            for field, value in fields.items():
+                setting = {"field": field, "value": value, "source": sink, "api": sink, "site": event.get("site"),
+                           "kind": kind, "error": event.get("error")}
+                if kind == "session":
+                    setting["session"] = event.get("id")
+                    setting["session_ran"] = event.get("id") in sessions_run
+                    setting["set_session"] = set_sessions.get(event.get("id"), [])
+                    setting["eager"] = event.get("eager")
+                if kind == "enable_eager":
+                    setting["eager_before"] = event.get("eager_before")
+                settings.append(setting)
+    return settings
+
+
+def _wanted(setting: dict, cpus: int) -> int | None:
+    value = setting["value"]
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        return None
+    number = _int_env(value)
+    if number is None or number < 0:
+        return None
+    return number or cpus
+
+
+def decide(settings: list[dict], pools: dict, events: list[dict], cpus: int) -> None:
+    """Give each setting a verdict and the reason (in place)."""
+    windows = pools["windows"]
+    first_op = next((w for w in windows if w["kind"] == "first_op"), None)
+    sessions = [w for w in windows if w["kind"] == "session"]
+    any_run = any(e["ev"] == "session_run" for e in events)
+    reached = first_op is not None or any_run
+    intra = windows[0]["intra_op"] if windows else None
+    eager_inter = first_op["inter_op"] if first_op else None
+    session_inter = sessions[0]["inter_op"] if sessions else None
+    for setting in settings:
+        setting["verdict"], setting["why"] = _verdict(setting, settings, reached, intra, eager_inter,
+                                                      session_inter, first_op, sessions, any_run, cpus)
+
+
+def _verdict(setting, settings, reached, intra, eager_inter, session_inter, first_op, sessions, any_run, cpus):
+    field = setting["field"]
+    if setting.get("error"):
+        return "raised", setting["error"]
+    if field not in THREAD_FIELDS:
+        if not reached:
+            return "not reached", "the program never ran an op"
+        return "not counted", "only the thread pools are counted"
+    if not reached:
+        return "not reached", "the program never ran an op, so no pool was used"
+    wanted = _wanted(setting, cpus)
+    if wanted is None:
+        return "ignored", f"{setting['value']!r} is not a thread count TensorFlow takes"
+    where = ""
+    if field == "intra_op_parallelism_threads":
+        size, pool = intra, "the process-wide intra-op pool"
+    elif setting["kind"] == "session" and setting.get("session_ran"):
+        size, pool = session_inter, "the inter-op pool of the sessions (process-wide, sized by the first one)"
+    elif setting["kind"] in ("session", "runconfig") and not setting.get("session_ran") and first_op is None:
+        if setting["kind"] == "runconfig" and any_run:
+            size, pool = session_inter, "the inter-op pool of the sessions"
+        else:
+            return "not reached", "the session never ran a graph and the program ran no eager op"
+    elif first_op is not None:
+        size, pool = eager_inter, "the inter-op pool the eager ops ran on"
+        where = f" (made at the first op, {_short(first_op['site'])})"
+    else:
+        size, pool = session_inter, "the inter-op pool of the sessions (graph mode)"
+    if size is None:
+        return "not counted", "TF 2.15 names no threads and the calibration at exit did not run"
+    threads = f"{size} thread{'s' if size != 1 else ''}"
+    if size == wanted:
+        return "applied", f"{pool} has {threads} (counted){where}"
+    others = [o for o in settings if o is not setting and o["field"] == field and not o.get("error")
+              and _wanted(o, cpus) == size]
+    if others:
+        other = others[-1]
+        by = other["api"] + (f" at {_short(other['site'])}" if other.get("site") else "")
+        return "overridden", f"{pool} has {threads} (counted){where}, as {by} asked"
+    why = f"asked {wanted}, but {pool} has {threads} (counted){where}"
+    if setting["kind"] == "session" and not setting.get("session_ran") and field == "inter_op_parallelism_threads":
+        own = sessions[0]["inter_op"] if sessions else None
+        why += (f"; the {setting['api'].split('(')[0]} made its own pool"
+                + (f" of {own} thread{'s' if own != 1 else ''}" if own is not None else "")
+                + ", which only session.run uses, and the program never called it")
+    if setting["kind"] == "enable_eager" and setting.get("eager_before"):
+        why += "; eager execution was on already, so enable_eager_execution ignored its config"
+    return "ignored", why
+
+
+def _short(site: str | None) -> str:
+    if not site:
+        return "?"
+    path, _, line = site.rpartition(":")
+    try:
+        shown = os.path.relpath(path)
+    except ValueError:
+        shown = path
+    if shown.startswith(".." + os.sep + ".."):
+        shown = path
+    return f"{shown}:{line}"
+
+
+def analyse(command: list[str], status: int, launch_env: dict[str, str], processes: list[dict]) -> dict:
+    reports = []
+    forks: dict[int, list[int]] = {}
+    for process in processes:
+        for event in process["events"]:
+            if event["ev"] == "fork":
+                forks.setdefault(event["ppid"], []).append(event["pid"])
+    for process in processes:
+        events = process["events"]
+        tf_event = next((e for e in events if e["ev"] == "tf"), None)
+        if tf_event is None:
+            continue
+        version = tf_event.get("version")
+        cpus = tf_event.get("cpus") or 1
+        pools = count_pools(events, version)
+        settings = collect_settings(events, launch_env)
+        decide(settings, pools, events, cpus)
+        first_op = next((e for e in events if e["ev"] == "first_op"), None)
+        exit_event = next((e for e in events if e["ev"] == "exit"), None)
+        modes = [e.get("eager") for e in events if "eager" in e and e["ev"] in ("tf", "first_op", "session")]
+        disabled = any(e["ev"] == "disable_eager" and not e.get("error") for e in events)
+        mode = f"tf{version.split('.')[0] if version else '?'}-" + ("graph" if disabled or modes[-1:] == [False]
+                                                                    else "eager")
+        reports.append({
+            "pid": process["pid"],
+            "argv": tf_event.get("argv"),
+            "forked_from": next((e["ppid"] for e in events if e["ev"] == "fork"), None),
+            "tensorflow": version,
+            "mode": mode,
+            "cpus": cpus,
+            "first_op": _short(first_op.get("site")) if first_op else None,
+            "pools": pools["windows"],
+            "threads_at_first_op": _by_name(first_op.get("threads")) if first_op else None,
+            "threads_at_exit": _by_name(exit_event.get("threads")) if exit_event else None,
+            "ended": _ending(exit_event),
+            "calibration": (exit_event or {}).get("calibration"),
+            "env": tf_event.get("env", {}),
+            "settings": settings,
+            "forked_children": forks.get(process["pid"], []),
+            "recorder_errors": [e for e in events if e["ev"] == "recorder_error"],
+        })
+    counts = {verdict: 0 for verdict in VERDICTS}
+    for report in reports:
+        for setting in report["settings"]:
+            counts[setting["verdict"]] += 1
+    return {
+        "command": command,
+        "exit_code": status,
+        "signal": signal.Signals(-status).name if status < 0 and -status in signal.Signals._value2member_map_
+        else None,
+        "python_processes": len(processes),
+        "tensorflow_processes": len(reports),
+        "environment": launch_env,
+        "processes": reports,
+        "verdicts": counts,
+    }
+
+
+def _ending(exit_event: dict | None) -> str:
+    if exit_event is None:
+        return "no exit sample: the process was killed, crashed hard or left through os._exit"
+    if exit_event.get("exception"):
+        return f"ended by an uncaught {exit_event['exception']}"
+    return "exited normally"
+
+
+def exit_code(status: int, report: dict, strict: bool) -> int:
+    """The command's exit code (128 + N for signal N, as a shell says);
+    with --strict, 1 instead of 0 when a setting was ignored."""
+    code = status if status >= 0 else 128 - status
+    if strict and code == 0 and report["verdicts"]["ignored"]:
+        return 1
+    return code
+
+
+# -- text --------------------------------------------------------------------------------------------
+
+
+def _value(value) -> str:
+    return repr(value) if isinstance(value, str) else str(value)
+
+
+def format_report(report: dict) -> str:
+    command = " ".join(report["command"])
+    ending = f"exit code {report['exit_code']}" if report["signal"] is None else f"killed by {report['signal']}"
+    lines = [f"tfcompat-threads run: `{command}` ended with {ending}"]
+    if not report["processes"]:
+        if report["python_processes"] == 0:
+            lines.append("  no Python process loaded the recorder (COMMAND is not Python, or it runs Python with "
+                         "-I, -E or -S, which ignore PYTHONPATH)")
+        else:
+            lines.append(f"  {report['python_processes']} Python process(es) ran; none imported TensorFlow: "
+                         "nothing to report")
+    for process in report["processes"]:
+        argv = " ".join(process["argv"] or [])
+        forked = f", forked from {process['forked_from']}" if process["forked_from"] else ""
+        lines.append(f"process {process['pid']}{forked} `{argv}`: TensorFlow {process['tensorflow']}, "
+                     f"{process['mode']} mode, {process['cpus']} schedulable CPUs; {process['ended']}")
+        if process["first_op"]:
+            lines.append(f"  first op at {process['first_op']}")
+        else:
+            lines.append("  no eager op ran")
+        for window in process["pools"]:
+            what = ("at the first op (the eager pools)" if window["kind"] == "first_op"
+                    else f"by {window.get('session_kind')} at {_short(window['site'])}")
+            if window["intra_op"] is None:
+                sizes = f"{window['threads']} new threads (split unknown)"
+            else:
+                sizes = f"{_n(window['intra_op'], 'new intra-op thread')}, {_n(window['inter_op'], 'new inter-op thread')}"
+            lines.append(f"  pools made {what}: {sizes}")
+        if process["pools"]:
+            lines.append(f"    counted from: {process['pools'][0]['how']}")
+        if process["threads_at_first_op"] is not None:
+            lines.append(f"  threads at the first op: {_names(process['threads_at_first_op'])}")
+        if process["threads_at_exit"] is not None:
+            lines.append(f"  threads at exit: {_names(process['threads_at_exit'])}")
+        if process["settings"]:
+            lines.append("  settings:")
+        else:
+            lines.append("  settings: none recorded (TensorFlow's defaults, unless the program ended before asking)")
+        for setting in process["settings"]:
+            site = f" at {_short(setting['site'])}" if setting.get("site") else ""
+            also = "".join(f"; set_session at {_short(s)}" for s in setting.get("set_session") or [])
+            lines.append(f"    {setting['field']}={_value(setting['value'])} via {setting['api']}{site}{also}")
+            lines.append(f"      -> {setting['verdict']}: {setting['why']}")
+        if process["forked_children"]:
+            children = process["forked_children"]
+            lines.append(f"  forked {len(children)} child process(es) ({', '.join(map(str, children))}): a forked child "
+                         "keeps only the thread that forked, not TensorFlow's pools")
+        env = process["env"]
+        lines.append("  environment: " + (", ".join(f"{k}={v}" for k, v in env.items()) or "no related variable set"))
+        for error in process["recorder_errors"]:
+            lines.append(f"  recorder error in {error.get('where')}: {error.get('error')}")
+    counts = ", ".join(f"{n} {v}" for v, n in report["verdicts"].items() if n)
+    lines.append(f"verdicts: {counts or 'no setting'}")
+    return "\n".join(lines) + "\n"
+
+
+def _n(count: int, what: str) -> str:
+    return f"{count} {what}{'' if count == 1 else 's'}"
+
+
+def _names(counts: dict[str, int]) -> str:
+    total = sum(counts.values())
+    return f"{total} (" + ", ".join(f"{name} {n}" for name, n in sorted(counts.items())) + ")"
+
+
+def write_report(report: dict, as_json: bool, output: str | None) -> None:
+    text = json.dumps(report, indent=2, default=str) + "\n" if as_json else format_report(report)
+    if output:
+        Path(output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.flush()
+        sys.stderr.write(text)
+        sys.stderr.flush()
