@@ -1,5 +1,5 @@
 """The command line: `tfcompat-threads check|diff|fix [PATH]...` (the linter,
-`lint/commands.py`) and `explain|probe|tune` (the measuring tools,
+`lint/commands.py`) and `explain|probe|tune|run` (the measuring tools,
 `measure/commands.py`). It parses arguments and prints. It never imports
 TensorFlow, and libcst only when a file holds a trigger token."""
 
@@ -9,7 +9,7 @@ import click
 
 from . import __version__
 from .lint.commands import check, diff, fix, rule
-from .measure.commands import explain, probe, tune
+from .measure.commands import explain, probe, run, tune
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -23,9 +23,8 @@ def main() -> None:
 
 
 
-for _command in (check, diff, fix, rule, explain, probe, tune):
+for _command in (check, diff, fix, rule, explain, probe, tune, run):
     main.add_command(_command)
-main.add_command(__import__("tfcompat_threads.measure.commands", fromlist=["run"]).run)  # run: measure/run.py
 
 
 if __name__ == "__main__":

@@ -31,7 +31,6 @@ from .helpers import (
     tft,
 )
 
-MEASURE = "measure/tune.py, measure/commands.py (lead)"
 ONE_POINT = ("--intra", "1", "--inter", "1", "--repeat", "1", "--warmup", "0")
 
 
@@ -50,7 +49,7 @@ def group_alive(pgid: int) -> list[int]:
     return found
 
 
-@pytest.mark.xfail(strict=True, reason=f"issue 13 item 5: {MEASURE}")
+
 def test_tune_stops_a_command_that_never_ends(tmp_path):
     proc = start(command("tune", "--timeout", "1", *ONE_POINT, "--", "sleep", "1000"), cwd=tmp_path)
     try:
@@ -67,7 +66,7 @@ def test_tune_stops_a_command_that_never_ends(tmp_path):
     assert re.search(r"time(d)? ?out", line, re.IGNORECASE), line
 
 
-@pytest.mark.xfail(strict=True, reason=f"issue 13 item 5: {MEASURE}, measure/probe.py")
+
 @pytest.mark.parametrize("tool", ["tune", "probe"])
 def test_tune_and_probe_have_a_default_timeout(tmp_path, tool):
     run = tft(tool, "--help", cwd=tmp_path)
@@ -77,7 +76,7 @@ def test_tune_and_probe_have_a_default_timeout(tmp_path, tool):
     assert match and re.search(r"default[:=]? ?\d", match.group(1)), f"no --timeout with a default: {text}"
 
 
-@pytest.mark.xfail(strict=True, reason=f"issue 13 item 5: {MEASURE} (children die with their parent)")
+
 def test_killing_tune_ends_the_command_it_runs(tmp_path):
     """SIGKILL of `tune` alone (as a CI timeout may send): the command it was
     timing must not run on."""
@@ -109,7 +108,7 @@ NOISY = (
 )
 
 
-@pytest.mark.xfail(strict=True, reason=f"issue 13 item 5: {MEASURE}")
+
 def test_tune_keeps_child_output_bounded(tmp_path):
     """200 MB on stdout and 50 MB on stderr per run: `tune` must not hold them."""
     proc = start(command("tune", *ONE_POINT, "--", sys.executable, "-c", NOISY), cwd=tmp_path)
@@ -139,7 +138,7 @@ def test_tune_keeps_child_output_bounded(tmp_path):
     assert peak < 100 * 1024 * 1024, f"tune held the output: peak {peak / 2**20:.0f} MB"
 
 
-@pytest.mark.xfail(strict=True, reason=f"issue 13 item 8: {MEASURE}")
+
 def test_tune_a_command_that_cannot_run_is_one_error(tmp_path):
     script = tmp_path / "job.sh"
     script.write_text("#!/bin/sh\necho hi\n")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shlex
 import sys
 
 import click
@@ -135,8 +134,7 @@ def tune(intra, inter, repeat, warmup, timeout, quiet, as_json, command) -> None
     intra_values = _int_list(intra, "--intra") or tools.default_grid(cpus)
     inter_values = _int_list(inter, "--inter") or tools.default_grid(cpus)
     points = len([p for p in [(0, 0)] + [(a, b) for a in intra_values for b in inter_values] if p != (0, 0)]) + 1
-    _say(quiet, f"tune: {points} points x {warmup + repeat} runs of `{shlex.join(command)}`, each run at most "
-                f"{timeout:g} s")
+    _say(quiet, f"tune: {points} points x {warmup + repeat} runs of your command, each run at most {timeout:g} s")
 
     def progress(info: dict) -> None:
         kind = "warm-up run" if info["warmup"] else "run"

@@ -88,7 +88,7 @@ def tune(
         last = (first.get("stderr_tail") or "").strip().splitlines()[-1:] or ["nothing on stderr"]
         same = all((r["failed"] or {}).get("how") == first.get("how") for r in results)
         where = f"at all {len(results)} points" if same else "at the first point"
-        raise ToolError(f"the command failed at every point: {first.get('how')} {where}; "
+        raise ToolError(f"`{_one_line(command)}` failed at every point: {first.get('how')} {where}; "
                         f"the last line of its stderr: {last[0]}")
     best = min(good, key=lambda r: r["median_s"])
     default = results[0] if results[0] in good else None
@@ -196,3 +196,11 @@ def format_tune(data: dict) -> str:
         lines.append("the best point is TensorFlow's default: set nothing (and unset TF_NUM_INTRAOP_THREADS / "
                      "TF_NUM_INTEROP_THREADS)")
     return "\n".join(lines) + "\n"
+
+
+def _one_line(command: list[str], width: int = 80) -> str:
+    """The command as the shell would read it, on one line, shortened."""
+    import shlex
+
+    text = shlex.join(command).replace("\n", "\\n")
+    return text if len(text) <= width else text[: width - 3] + "..."
