@@ -46,8 +46,12 @@ def attempt(label, call):
 """
 
 
-def refused(result) -> dict:
-    return {label: (kind, message) for label, kind, message in result["outcomes"]}
+def assert_refused(result, expected: dict) -> None:
+    """Each attempt of the scenario raised the expected error, naming the value."""
+    outcomes = {label: (kind, message) for label, kind, message in result["outcomes"]}
+    assert set(outcomes) == set(expected)
+    for label, (kind, named) in expected.items():
+        assert outcomes[label][0] == kind and named in outcomes[label][1], (label, outcomes[label])
 
 
 def test_values_tensorflow_refuses_are_refused_in_eager_mode_by_every_entry_point():
@@ -86,8 +90,7 @@ def test_values_tensorflow_refuses_are_refused_in_eager_mode_by_every_entry_poin
         """
         )
     )
-    outcomes = refused(result)
-    expected = {
+    assert_refused(result, {
         "configure intra -1": ("ValueError", "intra_op_parallelism_threads=-1"),
         "configure intra 2**40": ("ValueError", "intra_op_parallelism_threads=1099511627776"),
         "configure intra 2.7": ("TypeError", "intra_op_parallelism_threads=2.7"),
@@ -102,10 +105,7 @@ def test_values_tensorflow_refuses_are_refused_in_eager_mode_by_every_entry_poin
         "Session mapping": ("ValueError", "intra_op_parallelism_threads=1099511627776"),
         "InteractiveSession": ("ValueError", "intra_op_parallelism_threads=-1"),
         "set_session": ("ValueError", "intra_op_parallelism_threads=-1"),
-    }
-    assert set(outcomes) == set(expected)
-    for label, (kind, named) in expected.items():
-        assert outcomes[label][0] == kind and named in outcomes[label][1], (label, outcomes[label])
+    })
     # nothing of a refused call was applied, not even its valid fields
     assert result["untouched"] == [0, 0, True]
     assert result["before"]["intra_op"] == {"configured": 0, "env": None, "effective": result["cpus"],
@@ -140,12 +140,13 @@ def test_values_tensorflow_refuses_are_refused_in_graph_mode():
         """
         )
     )
-    outcomes = refused(result)
-    assert outcomes["configure"][0] == "ValueError" and "intra_op_parallelism_threads=-1" in outcomes["configure"][1]
-    assert outcomes["configure bool"][0] == "TypeError" and "log_device_placement='true'" in outcomes["configure bool"][1]
-    assert outcomes["configure graph-only"][0] == "ValueError" and "graph_options" in outcomes["configure graph-only"][1]
-    assert outcomes["Session"][0] == "ValueError" and "intra_op_parallelism_threads=-1" in outcomes["Session"][1]
-    assert outcomes["Session mapping"][0] == "ValueError" and "device_count.CPU=0" in outcomes["Session mapping"][1]
+    assert_refused(result, {
+        "configure": ("ValueError", "intra_op_parallelism_threads=-1"),
+        "configure bool": ("TypeError", "log_device_placement='true'"),
+        "configure graph-only": ("ValueError", "graph_options={'no_such_field': 1}"),
+        "Session": ("ValueError", "intra_op_parallelism_threads=-1"),
+        "Session mapping": ("ValueError", "device_count.CPU=0"),
+    })
     # GPU options on a CPU-only host: TensorFlow's graph sessions take them, so does the shim
     assert result["defaults"]["skipped"] == []
     assert 'visible_device_list: "0"' in result["config"] and "allow_growth: true" in result["config"]
@@ -157,24 +158,28 @@ import tensorflow as tf
 import tfcompat_threads as tct
 import warnings
 here = sys._getframe().f_code.co_filename
+line = lambda: sys._getframe(1).f_lineno  # the line calling line()
 lines, reports, errors = {}, {}, {}
-gpu = tct.ConfigProto(gpu_options=tct.GPUOptions(visible_device_list="0", allow_growth=True), device_count={"GPU": 1})
+gpu = tct.ConfigProto(gpu_options=tct.GPUOptions(visible_device_list="0", allow_growth=True),
+                      device_count={"GPU": 1})
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
-    lines["configure"] = sys._getframe().f_lineno; reports["gpu"] = tct.configure(gpu).as_dict()
-    lines["all"] = sys._getframe().f_lineno; reports["all"] = tct.configure(gpu_options={"visible_device_list": ""}).as_dict()
-    lines["Session"] = sys._getframe().f_lineno; session = tct.Session(config=gpu)
-    lines["InteractiveSession"] = sys._getframe().f_lineno; interactive = tct.InteractiveSession(config=gpu)
-    lines["set_session"] = sys._getframe().f_lineno; tct.set_session(session)
+    lines["configure"] = line(); reports["gpu"] = tct.configure(gpu)
+    lines["all"] = line(); reports["all"] = tct.configure(gpu_options={"visible_device_list": ""})
+    lines["Session"] = line(); session = tct.Session(config=gpu)
+    lines["InteractiveSession"] = line(); interactive = tct.InteractiveSession(config=gpu)
+    lines["set_session"] = line(); tct.set_session(session)
     work(tf)
-    lines["threads"] = sys._getframe().f_lineno; reports["threads"] = tct.configure(intra_op_parallelism_threads=7, on_conflict="warn").as_dict()
-    lines["devices"] = sys._getframe().f_lineno; reports["devices"] = tct.configure(device_count={"CPU": 3}, on_conflict="warn").as_dict()
-    lines["late Session"] = sys._getframe().f_lineno; tct.Session(config=tct.ConfigProto(device_count={"CPU": 2}))
+    warn = {"on_conflict": "warn"}
+    lines["threads"] = line(); reports["threads"] = tct.configure(intra_op_parallelism_threads=7, **warn)
+    lines["devices"] = line(); reports["devices"] = tct.configure(device_count={"CPU": 3}, **warn)
+    lines["late Session"] = line(); tct.Session(config=tct.ConfigProto(device_count={"CPU": 2}))
     try:
         tct.configure(device_count={"CPU": 3})
     except tct.ThreadConfigError as error:
         errors["raise"] = str(error)
-    reports["hide gpus"] = tct.configure(device_count={"GPU": 0}).as_dict()
+    reports["hide gpus"] = tct.configure(device_count={"GPU": 0})
+reports = {name: report.as_dict() for name, report in reports.items()}
 warned = [[w.category.__name__, w.filename, w.lineno, str(w.message)] for w in caught]
 emit(here=here, lines=lines, reports=reports, errors=errors, warned=warned, started=session.started,
      cpu_devices=len(tf.config.list_logical_devices("CPU")), cpus=len(os.sched_getaffinity(0)))
@@ -187,7 +192,8 @@ def scenario():
 
 
 def warned_at(result, label) -> list[tuple[str, str]]:
-    return [(category, message) for category, _, line, message in result["warned"] if line == result["lines"][label]]
+    at = result["lines"][label]
+    return [(category, message) for category, _, line, message in result["warned"] if line == at]
 
 
 def test_gpu_options_on_a_host_without_gpus_are_reported_never_raised(scenario):

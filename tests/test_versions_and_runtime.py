@@ -137,7 +137,7 @@ def test_invalid_values_are_refused_before_anything_is_applied(no_tensorflow, fi
     with pytest.raises(error) as caught:
         runtime.configure({f"{valid}_parallelism_threads": 3, **fields})
     assert named in str(caught.value)
-    assert getattr(runtime.effective(), valid).source == "default", "nothing is applied when one value is invalid"
+    assert getattr(runtime.effective(), valid).source == "default", "nothing applied: a value is invalid"
     assert "TF_NUM_INTRAOP_THREADS" not in os.environ and "TF_NUM_INTEROP_THREADS" not in os.environ
 
 
@@ -150,7 +150,9 @@ def test_values_protobuf_takes_are_taken_and_normalised(no_tensorflow):
     assert runtime.validated(
         {"inter_op_parallelism_threads": -1, "allow_soft_placement": 1, "log_device_placement": 0}
     ) == {"inter_op_parallelism_threads": -1, "allow_soft_placement": True, "log_device_placement": False}
-    assert runtime.validated({"gpu_options.visible_device_list": b"0"}) == {"gpu_options.visible_device_list": "0"}
+    assert runtime.validated({"gpu_options.visible_device_list": b"0"}) == {
+        "gpu_options.visible_device_list": "0"
+    }
     assert runtime.validated({"device_count.GPU": -1}) == {"device_count.GPU": -1}
 
 
