@@ -485,6 +485,7 @@ def configure(
 
 
 def apply_fields(fields: Mapping[str, Any], on_conflict: str = "raise") -> Report:
+    """configure() for dotted fields, as `flatten` makes them (the sessions' way in)."""
     if on_conflict not in CONFLICT_MODES:
         raise ValueError(f"on_conflict must be one of {CONFLICT_MODES}, not {on_conflict!r}")
     fields = validated(fields)
