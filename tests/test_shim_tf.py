@@ -129,41 +129,27 @@ def test_configure_before_import_uses_the_environment():
     assert result["effective"]["inter_op"] == {"configured": 0, "env": 4, "effective": 4, "source": "env"}
 
 
-CONFLICT = """
-import tensorflow as tf
-import tfcompat_threads as tct
-import warnings
-work(tf)
-outcome = {}
-with warnings.catch_warnings(record=True) as caught:
-    warnings.simplefilter("always")
-    try:
-        report = tct.configure(intra_op_parallelism_threads=7, on_conflict=ON_CONFLICT)
-        outcome["report"] = report.as_dict()
-    except tct.ThreadConfigError as error:
-        outcome["error"] = str(error)
-outcome["warnings"] = [(w.category.__name__, str(w.message)) for w in caught]
-emit(**outcome, cpus=len(os.sched_getaffinity(0)))
-"""
-
-
 def test_conflict_after_first_op_raises_with_both_ways_out():
-    result = run(CONFLICT.replace("ON_CONFLICT", "'raise'"))
+    """(on_conflict="warn": tests/test_shim_tf_edges.py)"""
+    result = run(
+        """
+        import tensorflow as tf
+        import tfcompat_threads as tct
+        work(tf)
+        try:
+            tct.configure(intra_op_parallelism_threads=7)
+            error = None
+        except tct.ThreadConfigError as raised:
+            error = str(raised)
+        emit(error=error, cpus=len(os.sched_getaffinity(0)))
+        """
+    )
     message = result["error"]
     assert "intra_op_parallelism_threads=7 was asked" in message
     assert f"already runs with {result['cpus']} threads (TensorFlow's default)" in message
     assert "configure() before the first TensorFlow op" in message
     assert "TF_NUM_INTRAOP_THREADS=7" in message
     assert_pools(result, intra=result["cpus"], inter=result["cpus"])
-
-
-def test_conflict_after_first_op_warns_when_asked_to():
-    result = run(CONFLICT.replace("ON_CONFLICT", "'warn'"))
-    assert "error" not in result
-    [(category, message)] = result["warnings"]
-    assert category == "ThreadConfigWarning" and "TF_NUM_INTRAOP_THREADS=7" in message
-    [applied] = result["report"]["applied"]
-    assert applied["how"].startswith("not applied: the pool already runs with")
 
 
 def test_same_values_after_first_op_are_accepted():

@@ -55,20 +55,21 @@ def test_tf1_set_session_uses_keras_when_it_has_sessions():
         session = tct.Session(config=config)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            tct.set_session(session)
+            line = sys._getframe().f_lineno; tct.set_session(session)
         backend = tf.keras.backend
         has_keras_sessions = hasattr(backend, "set_session")
         same = has_keras_sessions and backend.get_session() is session
         x = tf.random.uniform((800, 800))
         session.run(tf.matmul(x, x))
-        emit(has_keras_sessions=has_keras_sessions, same=same,
-             warnings=[str(w.message) for w in caught])
+        emit(has_keras_sessions=has_keras_sessions, same=same, line=line,
+             warnings=[(str(w.message), w.filename, w.lineno) for w in caught])
         """
     )
     if result["has_keras_sessions"]:  # Keras 2 (TF <= 2.15 underneath)
         assert result["same"] is True and result["warnings"] == []
-    else:  # Keras 3 underneath: no sessions; the config still applies
-        assert any("no set_session" in w for w in result["warnings"])
+    else:  # Keras 3 underneath: no sessions; the config still applies, warned at the caller's line
+        [(_, filename, line)] = [w for w in result["warnings"] if "no set_session" in w[0]]
+        assert (filename, line) == ("<string>", result["line"])
     assert_pools(result, intra=2, inter=3, split_known=False)
 
 
@@ -88,3 +89,37 @@ def test_tf1_conflicting_configure_after_first_session_raises():
     assert "intra_op_parallelism_threads=4 was asked" in result["outcome"]
     assert "already runs with 2 threads (configured)" in result["outcome"]
     assert result["same"].startswith("unchanged")
+
+
+def test_tf1_values_tensorflow_refuses_are_refused_before_a_session_starts():
+    result = run_standin(
+        """
+        import warnings
+        outcomes = {}
+        for label, call in [
+            ("configure", lambda: tct.configure(intra_op_parallelism_threads=-1)),
+            ("configure float", lambda: tct.configure(inter_op_parallelism_threads=2.5)),
+            ("Session", lambda: tct.Session(config=tct.ConfigProto(intra_op_parallelism_threads=-1))),
+        ]:
+            try:
+                call()
+                outcomes[label] = "accepted"
+            except (TypeError, ValueError) as error:
+                outcomes[label] = f"{type(error).__name__}: {error}"
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            gpu = tct.configure(gpu_options={"visible_device_list": "0"})
+        config = tct.ConfigProto(intra_op_parallelism_threads=2, inter_op_parallelism_threads=1)
+        session = tct.Session(config=config)
+        x = tf.random.uniform((800, 800))
+        session.run(tf.matmul(x, x))
+        emit(outcomes=outcomes, gpu=gpu.as_dict(), warnings=[str(w.message) for w in caught])
+        """
+    )
+    outcomes = {label: text.replace("tfcompat_threads: ", "") for label, text in result["outcomes"].items()}
+    assert outcomes["configure"].startswith("ValueError: intra_op_parallelism_threads=-1")
+    assert outcomes["configure float"].startswith("TypeError: inter_op_parallelism_threads=2.5")
+    assert outcomes["Session"].startswith("ValueError: intra_op_parallelism_threads=-1")
+    # TF1 took GPU options on hosts without GPUs: so does the shim, in its graph mode
+    assert result["gpu"]["skipped"] == [] and result["warnings"] == []
+    assert_pools(result, intra=2, inter=1, split_known=False)

@@ -1,8 +1,15 @@
 """Errors and warnings of the runtime shim (cheap to import: no TensorFlow)."""
 
+import os
+import sys
+import warnings
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
 
 class ThreadConfigError(RuntimeError):
-    """TensorFlow's thread pools already run with other sizes than asked."""
+    """A setting TensorFlow fixes when its runtime starts (thread pools,
+    devices) was asked with another value after the start."""
 
 
 class ThreadConfigWarning(RuntimeWarning):
@@ -11,3 +18,12 @@ class ThreadConfigWarning(RuntimeWarning):
 
 class UnmappedOptionWarning(UserWarning):
     """A ConfigProto field has no effect on this TensorFlow in this mode."""
+
+
+def warn_at_caller(message: str, category: type[Warning]) -> None:
+    """`warnings.warn`, attributed to the line that called into this package:
+    the first frame of the stack outside it, however deep the call went."""
+    frame, level = sys._getframe(1), 2
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level)

@@ -45,11 +45,30 @@ class Form(NamedTuple):
     applicability: Applicability = Applicability.SAFE
 
 
+class Action(str, enum.Enum):
+    """What the runtime shim does with a row in TF2 eager mode: one handler
+    per action in `shim/configure.py` (tests/test_shim_table.py ties them)."""
+
+    INTRA_OP_THREADS = "intra_op_threads"
+    INTER_OP_THREADS = "inter_op_threads"
+    SOFT_PLACEMENT = "soft_placement"
+    LOG_PLACEMENT = "log_placement"
+    GPU_MEMORY_GROWTH = "gpu_memory_growth"
+    GPU_VISIBLE_DEVICE_LIST = "gpu_visible_device_list"
+    DEVICE_COUNT_GPU = "device_count_gpu"
+    DEVICE_COUNT_CPU = "device_count_cpu"
+    MANUAL = "manual"  # no TF2 call: reported
+    GRAPH_ONLY = "graph_only"  # honoured by graph-mode sessions only: reported in eager mode
+
+    def __str__(self) -> str:
+        return self.value
+
+
 class Option(NamedTuple):  # a NamedTuple: cheaper to define than a dataclass
     field: str
     """Dotted ConfigProto path."""
-    action: str
-    """Name of the runtime action that applies it in TF2 eager mode."""
+    action: Action
+    """What the runtime shim does with it in TF2 eager mode."""
     native: str | None
     """TF2 statement(s) for the codemod; `{tf}` is the TensorFlow module name,
     `{value}` the field's value expression, `{gpu}` and `{gpus}` free names.
@@ -83,7 +102,7 @@ _VISIBLE_GPUS = (
 OPTIONS: tuple[Option, ...] = (
     Option(
         "intra_op_parallelism_threads",
-        "intra_op_threads",
+        Action.INTRA_OP_THREADS,
         "{tf}.config.threading.set_intra_op_parallelism_threads({value})",
         "1.14",
         _A.SAFE,
@@ -93,7 +112,7 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         "inter_op_parallelism_threads",
-        "inter_op_threads",
+        Action.INTER_OP_THREADS,
         "{tf}.config.threading.set_inter_op_parallelism_threads({value})",
         "1.14",
         _A.SAFE,
@@ -103,7 +122,7 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         "allow_soft_placement",
-        "soft_placement",
+        Action.SOFT_PLACEMENT,
         "{tf}.config.set_soft_device_placement({value})",
         "1.14",
         _A.SAFE,
@@ -112,7 +131,7 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         "log_device_placement",
-        "log_placement",
+        Action.LOG_PLACEMENT,
         "{tf}.debugging.set_log_device_placement({value})",
         "1.14",
         _A.SAFE,
@@ -121,7 +140,7 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         "gpu_options.allow_growth",
-        "gpu_memory_growth",
+        Action.GPU_MEMORY_GROWTH,
         "for {gpu} in {tf}.config.list_physical_devices('GPU'):\n"
         "    {tf}.config.experimental.set_memory_growth({gpu}, {value})",
         "2.1",
@@ -131,7 +150,7 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         "gpu_options.visible_device_list",
-        "gpu_visible_device_list",
+        Action.GPU_VISIBLE_DEVICE_LIST,
         _VISIBLE_GPUS.format(devices="[{gpus}[int(i)] for i in str({value}).split(',') if i.strip()] or {gpus}"),
         "2.1",
         _A.UNSAFE,
@@ -147,7 +166,7 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         "device_count.GPU",
-        "device_count_gpu",
+        Action.DEVICE_COUNT_GPU,
         "{tf}.config.set_visible_devices({tf}.config.list_physical_devices('GPU')[:{value}], 'GPU')",
         "2.1",
         _A.SAFE,
@@ -157,7 +176,7 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         "device_count.CPU",
-        "device_count_cpu",
+        Action.DEVICE_COUNT_CPU,
         "{tf}.config.set_logical_device_configuration(\n"
         "    {tf}.config.list_physical_devices('CPU')[0],\n"
         "    [{tf}.config.LogicalDeviceConfiguration()] * {value})",
@@ -170,7 +189,7 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         "gpu_options.per_process_gpu_memory_fraction",
-        "manual",
+        Action.MANUAL,
         None,
         "2.1",
         _A.MANUAL,
@@ -183,7 +202,7 @@ OPTIONS: tuple[Option, ...] = (
     *(
         Option(
             field,
-            "graph_only",
+            Action.GRAPH_ONLY,
             None,
             "-",
             _A.MANUAL,

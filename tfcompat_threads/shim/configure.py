@@ -1,12 +1,16 @@
 """Apply ConfigProto options on whatever TensorFlow this process runs.
 
-Routes, chosen per field from the option table and the process state:
+Every value is first checked as TensorFlow's own ConfigProto takes it, and
+nothing is applied when one value is refused. Then, per field, the option
+table's row names an action, and `HANDLERS` holds the shim's handler of
+each action. Routes, chosen per field from the process state:
 - TensorFlow not imported yet: thread counts go to `TF_NUM_INTRAOP_THREADS` /
   `TF_NUM_INTEROP_THREADS`, which TensorFlow reads when it builds its pools,
   so TensorFlow is not imported just to size them. Other fields need
   TensorFlow's API, so it is imported for them.
-- TF2 eager (and TF1 with eager enabled): `tf.config.*` calls; thread pools
-  are fixed once the runtime starts, so a different size then is a conflict.
+- TF2 eager (and TF1 with eager enabled): the handler's `tf.config.*` calls.
+  Thread pools and devices are fixed once the runtime starts, so another
+  value then is a conflict (`on_conflict`).
 - Graph mode (TF1, or TF2 after `disable_eager_execution()`): the fields
   become the process default config that this package's sessions start from;
   thread counts also go to `tf.config.threading` (TF >= 1.14), which
@@ -15,18 +19,22 @@ Routes, chosen per field from the option table and the process state:
 
 from __future__ import annotations
 
+import operator
 import os
+import re
 import sys
-import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from .. import options as _options
-from ..errors import ThreadConfigError, ThreadConfigWarning, UnmappedOptionWarning
+from ..errors import ThreadConfigError, ThreadConfigWarning, UnmappedOptionWarning, warn_at_caller
+from ..options import Action
 from ..versions import execution_mode, has_tf_config, tf_version
 
 CONFLICT_MODES = ("raise", "warn")
+
+INT32 = range(-(2**31), 2**31)
 
 # Pools of TF's graph-mode sessions: the sizes the first session of this package started.
 _graph_pools: dict[str, int] = {}
@@ -72,7 +80,7 @@ class Pool:
     configured: int
     """Value given to TensorFlow's config (0: nobody set it)."""
     env: int | None
-    """Value of the environment variable, if set to a number."""
+    """Value of the environment variable, if TensorFlow takes it (1 to 2**31-1)."""
     effective: int
     """Size the pool has (started) or will have (not started)."""
     source: str
@@ -101,16 +109,26 @@ def schedulable_cpus() -> int:
 
 
 def _env_threads(option: _options.Option) -> int | None:
+    # Seen on TF 2.15 and 2.21: 0, text and values beyond int32 leave the
+    # default pool; a negative value aborts the first op.
     raw = os.environ.get(option.env or "", "").strip()
     try:
         value = int(raw)
     except ValueError:
         return None
-    return value if value > 0 else None
+    return value if 0 < value < INT32.stop else None
 
 
 def _tf():
     return sys.modules.get("tensorflow")
+
+
+def compat_v1():
+    """`tf.compat.v1`, or TF1's own `tf` before 1.13 (imports TensorFlow)."""
+    import tensorflow as tf
+
+    compat = getattr(tf, "compat", None)
+    return getattr(compat, "v1", tf) if compat is not None else tf
 
 
 def runtime_started() -> bool:
@@ -133,7 +151,7 @@ def _configured_threads(field_name: str) -> int:
         return _graph_pools[field_name]
     version = tf_version()
     if version is None or not has_tf_config(version):
-        return int(_graph_defaults.get(field_name, 0) or 0)
+        return int(_graph_defaults.get(field_name, 0))
     getter = getattr(tf.config.threading, "get_" + field_name)
     return int(getter())
 
@@ -165,7 +183,7 @@ def effective() -> Effective:
 
 def flatten(config: Any = None, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Dotted field -> value, from a ConfigProto (any TF's), a mapping, and
-    keyword overrides (None means "not given")."""
+    keyword overrides. None means "not given", as protobuf takes it."""
     fields: dict[str, Any] = {}
     if config is not None:
         _flatten_into(fields, "", config)
@@ -194,7 +212,239 @@ def _flatten_into(fields: dict[str, Any], prefix: str, value: Any) -> None:
         raise TypeError(
             f"configure() takes a ConfigProto or a mapping of its fields, not {type(value).__name__}"
         )
-    fields[prefix] = value
+    if value is not None:
+        fields[prefix] = value
+
+
+def config_proto(fields: Mapping[str, Any]):
+    """A ConfigProto of the installed TensorFlow with these dotted fields."""
+    nested: dict[str, Any] = {}
+    for name, value in fields.items():
+        *parents, leaf = name.split(".")
+        branch = nested
+        for parent in parents:
+            branch = branch.setdefault(parent, {})
+        branch[leaf] = value
+    return compat_v1().ConfigProto(**nested)
+
+
+# Values, checked as TensorFlow's ConfigProto takes them (protobuf on TF 2.15
+# and 2.21): int32 fields refuse floats and strings, bool fields take bools
+# and integers but refuse strings ('false' included) and floats. Stricter
+# where TensorFlow would take the value and then fail: see each check.
+
+
+def _invalid(error: type[Exception], name: str, value: Any, problem: str) -> Exception:
+    return error(f"tfcompat_threads: {name}={value!r}: {problem}")
+
+
+def _is_numpy_bool(value: Any) -> bool:
+    return getattr(getattr(value, "dtype", None), "kind", None) == "b"
+
+
+def _int32(name: str, value: Any) -> int:
+    """An int32 that is not a bool (protobuf of TF 2.21 refuses bools too)."""
+    if isinstance(value, bool) or _is_numpy_bool(value):
+        raise _invalid(TypeError, name, value, "an int is needed, not a bool")
+    try:
+        number = operator.index(value)
+    except TypeError:
+        raise _invalid(TypeError, name, value, f"an int is needed, not {type(value).__name__}") from None
+    if number not in INT32:
+        problem = f"out of range: an int32 ({INT32.start} to {INT32.stop - 1}) is needed"
+        raise _invalid(ValueError, name, value, problem)
+    return number
+
+
+def _bool(name: str, value: Any) -> bool:
+    if isinstance(value, bool) or _is_numpy_bool(value):
+        return bool(value)
+    try:
+        return bool(operator.index(value))  # as protobuf: an int is taken, non-zero is True
+    except TypeError:
+        raise _invalid(TypeError, name, value, f"a bool is needed, not {type(value).__name__}") from None
+
+
+def _intra_op_count(name: str, value: Any) -> int:
+    number = _int32(name, value)
+    if number < 0:
+        # Seen on TF 2.15 and 2.21: taken, then the first op aborts the process
+        # ("Check failed: num_threads >= 1").
+        problem = "0 (TensorFlow picks) or more is needed: TensorFlow aborts on a negative count"
+        raise _invalid(ValueError, name, value, problem)
+    return number
+
+
+def _cpu_count(name: str, value: Any) -> int:
+    number = _int32(name, value)
+    if number < 1:
+        # TF 2.15 and 2.21 graph sessions: "No CPU devices are available in this process".
+        raise _invalid(ValueError, name, value, "TensorFlow needs at least one CPU device")
+    return number
+
+
+def _device_list(name: str, value: Any) -> str:
+    """A comma-separated list of GPU indexes; '' means every GPU."""
+    if isinstance(value, bytes):  # protobuf takes UTF-8 bytes for a string
+        try:
+            value = value.decode("utf-8")
+        except UnicodeDecodeError:
+            raise _invalid(ValueError, name, value, "bytes that are not UTF-8") from None
+    if not isinstance(value, str):
+        problem = f"a string of comma-separated GPU indexes is needed, not {type(value).__name__}"
+        raise _invalid(TypeError, name, value, problem)
+    try:
+        gpu_indexes(value)
+    except ValueError as error:  # TensorFlow's GPU runtime: "Could not parse entry"
+        raise _invalid(ValueError, name, value, str(error)) from None
+    return value
+
+
+def gpu_indexes(device_list: str) -> list[int]:
+    """The GPU indexes of a `visible_device_list`, in their order."""
+    if not device_list.strip():
+        return []
+    indexes = []
+    for entry in device_list.split(","):
+        if re.fullmatch(r"\s*-?[0-9]+\s*", entry) is None:
+            raise ValueError(f"{entry.strip()!r} is not a GPU index")
+        indexes.append(int(entry))
+    return indexes
+
+
+def _proto_value(name: str, value: Any) -> Any:
+    """No TF2 call applies the field: protobuf alone says what it takes."""
+    if tf_version() is None:
+        return value
+    try:
+        config_proto({name: value})
+    except (TypeError, ValueError) as error:
+        raise _invalid(type(error), name, value, str(error)) from None
+    return value
+
+
+def validated(fields: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields with their values as TensorFlow takes them; TypeError or
+    ValueError naming the field and the value for the first it refuses."""
+    checked = {}
+    for name, value in fields.items():
+        option = _options.lookup(name)
+        checked[name] = value if option is None else HANDLERS[option.action].check(name, value)
+    return checked
+
+
+# Handlers: what each action does in TF2 eager mode. A handler returns how it
+# applied the value, or raises _NotApplied (reported and warned) or
+# _Conflict (the runtime runs with another value: on_conflict decides).
+
+
+class _NotApplied(Exception):
+    pass
+
+
+class _Conflict(Exception):
+    pass
+
+
+def _thread_pool(tf, option, value: int) -> str:
+    if runtime_started():
+        return _keep_running_pool(option, value, _pool(option.field))
+    getattr(tf.config.threading, "set_" + option.field)(value)
+    how = f"tf.config.threading.set_{option.field}({value})"
+    if value < 0:  # inter-op only: intra-op counts are >= 0
+        how += (
+            "; negative: eager ops keep a pool of TensorFlow's default size "
+            "(graph sessions given it run their ops in the caller's thread)"
+        )
+    return how
+
+
+def _keep_running_pool(option, asked: int, pool: Pool) -> str:
+    """A pool runs already: the same size is fine, another one is a conflict.
+    0 (and a negative inter-op count) match a pool that no config sized."""
+    if asked == pool.effective or (asked <= 0 and pool.source != "config"):
+        return f"unchanged: the pool already runs with {pool.effective} threads ({pool.source})"
+    what = {"default": "TensorFlow's default", "env": f"from {option.env}", "config": "configured"}
+    raise _Conflict(
+        f"TensorFlow's {option.field.split('_')[0]}-op thread pool already runs with "
+        f"{pool.effective} threads ({what[pool.source]}); the pools are fixed once TensorFlow starts. "
+        "Either call tfcompat_threads.configure() before the first TensorFlow op, or set "
+        f"{option.env}={asked} in the environment before the process starts."
+    )
+
+
+def _soft_placement(tf, option, value: bool) -> str:
+    tf.config.set_soft_device_placement(value)
+    return f"tf.config.set_soft_device_placement({value})"
+
+
+def _log_placement(tf, option, value: bool) -> str:
+    started = runtime_started()
+    tf.debugging.set_log_device_placement(value)
+    how = f"tf.debugging.set_log_device_placement({value})"
+    if started and value:
+        # Seen on TF 2.15 and 2.21: accepted after start, but no op is logged.
+        how += "; TensorFlow has started already, so ops are not logged: set it before the first op"
+    return how
+
+
+def _gpu_memory_growth(tf, option, value: bool) -> str:
+    gpus = tf.config.list_physical_devices("GPU")
+    for gpu in gpus:
+        tf.config.experimental.set_memory_growth(gpu, value)
+    return f"tf.config.experimental.set_memory_growth(gpu, {value}) for {len(gpus)} GPU(s)"
+
+
+def _gpu_visible_device_list(tf, option, value: str) -> str:
+    wanted = sorted(set(gpu_indexes(value)))
+    if not wanted:
+        return "nothing to do: '' keeps every GPU visible"
+    gpus = tf.config.list_physical_devices("GPU")
+    missing = [index for index in wanted if not 0 <= index < len(gpus)]
+    if missing:
+        # TF1 took GPU options on hosts without those GPUs: a report, not an error.
+        raise _NotApplied(
+            f"names GPU {', '.join(map(str, missing))}, but this machine has {len(gpus)} GPU(s); "
+            "the GPUs' visibility is left as it is"
+        )
+    tf.config.set_visible_devices([gpus[index] for index in wanted], "GPU")
+    return f"tf.config.set_visible_devices(GPUs {wanted}, 'GPU')"
+
+
+def _device_count_gpu(tf, option, value: int) -> str:
+    gpus = tf.config.list_physical_devices("GPU")
+    count = max(value, 0)  # TensorFlow takes a negative count as none
+    tf.config.set_visible_devices(gpus[:count], "GPU")
+    return f"tf.config.set_visible_devices(first {count} of {len(gpus)} GPU(s), 'GPU')"
+
+
+def _device_count_cpu(tf, option, value: int) -> str:
+    if value == 1:
+        return "unchanged: one CPU device is TensorFlow's default (this is not a thread limit)"
+    cpu = tf.config.list_physical_devices("CPU")[0]
+    tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * value)
+    return f"tf.config.set_logical_device_configuration(CPU:0, {value} logical CPUs)"
+
+
+class Handler(NamedTuple):
+    check: Callable[[str, Any], Any]
+    """Value as TensorFlow takes it, or TypeError / ValueError."""
+    apply: Callable[[Any, _options.Option, Any], str] | None
+    """TF2 eager: apply the checked value; None: reported, not applied."""
+
+
+HANDLERS: dict[Action, Handler] = {
+    Action.INTRA_OP_THREADS: Handler(_intra_op_count, _thread_pool),
+    Action.INTER_OP_THREADS: Handler(_int32, _thread_pool),  # negative: TF's "caller's thread"
+    Action.SOFT_PLACEMENT: Handler(_bool, _soft_placement),
+    Action.LOG_PLACEMENT: Handler(_bool, _log_placement),
+    Action.GPU_MEMORY_GROWTH: Handler(_bool, _gpu_memory_growth),
+    Action.GPU_VISIBLE_DEVICE_LIST: Handler(_device_list, _gpu_visible_device_list),
+    Action.DEVICE_COUNT_GPU: Handler(_int32, _device_count_gpu),
+    Action.DEVICE_COUNT_CPU: Handler(_cpu_count, _device_count_cpu),
+    Action.MANUAL: Handler(_proto_value, None),
+    Action.GRAPH_ONLY: Handler(_proto_value, None),
+}
 
 
 def configure(
@@ -212,13 +462,14 @@ def configure(
     """Make the thread and placement options of a ConfigProto take effect on
     the installed TensorFlow, in the mode this process runs. Keywords override
     fields of `config`. Returns what was applied how, and what was skipped
-    and why; skipped fields also raise an UnmappedOptionWarning.
+    and why; each skipped field also warns: UnmappedOptionWarning, or
+    ThreadConfigWarning for a late setting under on_conflict="warn".
 
-    A protobuf cannot tell a field set to False or 0 from an unset one, so
-    from a ConfigProto only the fields with other values are applied; give
-    `allow_soft_placement=False` as a keyword (TF2's default is True)."""
-    if on_conflict not in CONFLICT_MODES:
-        raise ValueError(f"on_conflict must be one of {CONFLICT_MODES}, not {on_conflict!r}")
+    A value TensorFlow would refuse or die on raises TypeError / ValueError
+    before anything is applied. A protobuf cannot tell a field set to False
+    or 0 from an unset one, so from a ConfigProto only the fields with other
+    values are applied; give `allow_soft_placement=False` as a keyword (TF2's
+    default is True)."""
     fields = flatten(
         config,
         {
@@ -234,148 +485,83 @@ def configure(
 
 
 def apply_fields(fields: Mapping[str, Any], on_conflict: str = "raise") -> Report:
+    """configure() for dotted fields, as `flatten` makes them (the sessions' way in)."""
+    if on_conflict not in CONFLICT_MODES:
+        raise ValueError(f"on_conflict must be one of {CONFLICT_MODES}, not {on_conflict!r}")
+    fields = validated(fields)
     version = tf_version()
     report = Report(str(version) if version else None, execution_mode())
     for name, value in fields.items():
         option = _options.lookup(name)
         if option is None:
-            report.skipped.append(Skipped(name, value, "not a ConfigProto field this package knows"))
-            continue
-        _apply(option, name, value, report, on_conflict)
-    for skipped in report.skipped:
-        warnings.warn(
-            f"tfcompat_threads: {skipped.field} not applied: {skipped.reason}",
-            UnmappedOptionWarning,
-            stacklevel=3,
-        )
+            _skip(report, name, value, "not a ConfigProto field this package knows")
+        else:
+            _apply(option, name, value, report, on_conflict)
     return report
+
+
+def _skip(report: Report, name: str, value: Any, reason: str, category=UnmappedOptionWarning) -> None:
+    report.skipped.append(Skipped(name, value, reason))
+    warn_at_caller(f"tfcompat_threads: {name}={value!r} not applied: {reason}", category)
 
 
 def _apply(option, name, value, report: Report, on_conflict: str) -> None:
     if _tf() is None:
         if option.env is not None:
-            report.applied.append(Applied(name, value, _set_env(option, int(value))))
+            report.applied.append(Applied(name, value, _set_env(option, value)))
             return
         if report.tensorflow is None:
-            report.skipped.append(Skipped(name, value, "TensorFlow is not installed"))
+            _skip(report, name, value, "TensorFlow is not installed")
             return
         import tensorflow  # noqa: F401  the field needs TensorFlow's API
+
         report.mode = execution_mode()
-    if report.mode.endswith("graph"):
-        report.applied.append(Applied(name, value, _record_graph_default(option, name, value, on_conflict)))
+    apply = HANDLERS[option.action].apply
+    try:
+        if report.mode.endswith("graph"):
+            how = _record_graph_default(option, name, value)
+        elif apply is None:
+            raise _NotApplied(f"{option.timing}: {option.notes}")
+        else:
+            how = apply(_tf(), option, value)
+    except _NotApplied as not_applied:
+        _skip(report, name, value, str(not_applied))
         return
-    action = _EAGER_ACTIONS.get(option.action)
-    if action is None:
-        report.skipped.append(Skipped(name, value, f"{option.timing}: {option.notes}"))
+    except _Conflict as conflict:
+        reason = str(conflict)
+    except RuntimeError as error:  # TF: "... cannot be modified after being initialized"
+        if not runtime_started():
+            raise
+        reason = (
+            f"TensorFlow's runtime has started already and keeps its devices ({error}). "
+            "Call tfcompat_threads.configure() before the first TensorFlow op "
+            "(an eager op, a tf.data pipeline or list_logical_devices() starts the runtime)."
+        )
+    else:
+        report.applied.append(Applied(name, value, how))
         return
-    report.applied.append(Applied(name, value, action(_tf(), option, value, on_conflict)))
+    if on_conflict == "raise":
+        raise ThreadConfigError(f"{name}={value!r} was asked, but {reason}")
+    _skip(report, name, value, reason, ThreadConfigWarning)
 
 
 def _set_env(option, value: int) -> str:
-    if value == 0:
-        return "0: left to TensorFlow (environment or number of CPUs)"
+    if value <= 0:
+        # TensorFlow ignores 0 and negative values of these variables.
+        return f"{value}: left to TensorFlow (environment or number of CPUs)"
     os.environ[option.env] = str(value)
     return f"environment {option.env}={value} (TensorFlow is not imported yet; it reads this when it starts)"
 
 
-def _record_graph_default(option, name: str, value, on_conflict: str) -> str:
+def _record_graph_default(option, name: str, value) -> str:
     if option.field in _options.THREAD_FIELDS:
         if name in _graph_pools:
-            return _keep_running_pool(option, int(value), _pool(name), on_conflict)
+            return _keep_running_pool(option, value, _pool(name))
         version = tf_version()
         if version is not None and has_tf_config(version):
-            getattr(_tf().config.threading, "set_" + name)(int(value))
+            getattr(_tf().config.threading, "set_" + name)(value)
     _graph_defaults[name] = value
     return "default config of this package's sessions (graph mode)"
-
-
-def _thread_action(tf, option, value, on_conflict: str) -> str:
-    value = int(value)
-    if runtime_started():
-        return _keep_running_pool(option, value, _pool(option.field), on_conflict)
-    getattr(tf.config.threading, "set_" + option.field)(value)
-    return f"tf.config.threading.set_{option.field}({value})"
-
-
-def _keep_running_pool(option, asked: int, pool: Pool, on_conflict: str) -> str:
-    """A pool runs already: the same size is fine, another one is a conflict.
-    0 ("TensorFlow picks") matches a pool that no config sized."""
-    if asked == pool.effective or (asked == 0 and pool.source != "config"):
-        return f"unchanged: the pool already runs with {pool.effective} threads ({pool.source})"
-    what = {"default": "TensorFlow's default", "env": f"from {option.env}", "config": "configured"}
-    message = (
-        f"{option.field}={asked} was asked, but TensorFlow's {option.field.split('_')[0]}-op "
-        f"thread pool already runs with {pool.effective} threads ({what[pool.source]}); "
-        "the pools are fixed once TensorFlow starts. Either call tfcompat_threads.configure() "
-        f"before the first TensorFlow op, or set {option.env}={asked} in the environment "
-        "before the process starts."
-    )
-    if on_conflict == "raise":
-        raise ThreadConfigError(message)
-    warnings.warn(message, ThreadConfigWarning, stacklevel=5)
-    return f"not applied: the pool already runs with {pool.effective} threads"
-
-
-def _soft_placement(tf, option, value, on_conflict) -> str:
-    tf.config.set_soft_device_placement(bool(value))
-    return f"tf.config.set_soft_device_placement({bool(value)})"
-
-
-def _log_placement(tf, option, value, on_conflict) -> str:
-    started = runtime_started()
-    tf.debugging.set_log_device_placement(bool(value))
-    how = f"tf.debugging.set_log_device_placement({bool(value)})"
-    if started and value:
-        # Seen on TF 2.15 and 2.21: accepted after start, but no op is logged.
-        how += "; TensorFlow has started already, so ops are not logged: set it before the first op"
-    return how
-
-
-def _gpu_memory_growth(tf, option, value, on_conflict) -> str:
-    gpus = tf.config.list_physical_devices("GPU")
-    for gpu in gpus:
-        tf.config.experimental.set_memory_growth(gpu, bool(value))
-    return f"tf.config.experimental.set_memory_growth(gpu, {bool(value)}) for {len(gpus)} GPU(s)"
-
-
-def _gpu_visible_device_list(tf, option, value, on_conflict) -> str:
-    gpus = tf.config.list_physical_devices("GPU")
-    wanted = [int(index) for index in str(value).split(",") if index.strip()]
-    missing = [index for index in wanted if index >= len(gpus)]
-    if missing:
-        raise ValueError(
-            f"gpu_options.visible_device_list={value!r} names GPU {missing[0]}, "
-            f"but this machine has {len(gpus)} GPU(s)"
-        )
-    tf.config.set_visible_devices([gpus[index] for index in sorted(set(wanted))], "GPU")
-    return f"tf.config.set_visible_devices(GPUs {sorted(set(wanted))}, 'GPU')"
-
-
-def _device_count_gpu(tf, option, value, on_conflict) -> str:
-    gpus = tf.config.list_physical_devices("GPU")
-    tf.config.set_visible_devices(gpus[: int(value)], "GPU")
-    return f"tf.config.set_visible_devices(first {int(value)} of {len(gpus)} GPU(s), 'GPU')"
-
-
-def _device_count_cpu(tf, option, value, on_conflict) -> str:
-    count = int(value)
-    if count <= 1:
-        return "unchanged: one CPU device is TensorFlow's default (this is not a thread limit)"
-    cpu = tf.config.list_physical_devices("CPU")[0]
-    tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * count)
-    return f"tf.config.set_logical_device_configuration(CPU:0, {count} logical CPUs)"
-
-
-_EAGER_ACTIONS = {
-    "intra_op_threads": _thread_action,
-    "inter_op_threads": _thread_action,
-    "soft_placement": _soft_placement,
-    "log_placement": _log_placement,
-    "gpu_memory_growth": _gpu_memory_growth,
-    "gpu_visible_device_list": _gpu_visible_device_list,
-    "device_count_gpu": _device_count_gpu,
-    "device_count_cpu": _device_count_cpu,
-}
 
 
 def graph_defaults() -> dict[str, Any]:

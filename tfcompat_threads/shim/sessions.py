@@ -6,77 +6,38 @@ real `tf.compat.v1` objects, created with the process defaults of
 config is applied process-wide (eager ops never see a session's config), and
 the real session is made only when the program first uses it: a session that
 only carries configuration must not start a second set of thread pools.
+A config's values are checked as `configure()` checks them, in every mode.
 """
 
 from __future__ import annotations
 
 import sys
-import warnings
 from typing import Any
 
 from . import configure as runtime
-from ..errors import UnmappedOptionWarning
+from ..errors import UnmappedOptionWarning, warn_at_caller
 from ..versions import execution_mode
-
-
-def _v1():
-    """`tf.compat.v1`, or TF1's own `tf` before 1.13."""
-    import tensorflow as tf
-
-    compat = getattr(tf, "compat", None)
-    return getattr(compat, "v1", tf) if compat is not None else tf
 
 
 def ConfigProto(**fields):  # noqa: N802  the TF1 name is the API
     """A real `ConfigProto` of the installed TensorFlow."""
-    return _v1().ConfigProto(**fields)
+    return runtime.compat_v1().ConfigProto(**fields)
 
 
 def GPUOptions(**fields):  # noqa: N802
     """A real `GPUOptions` of the installed TensorFlow."""
-    return _v1().GPUOptions(**fields)
-
-
-def _as_proto(config: Any):
-    if config is None or hasattr(config, "ListFields"):
-        return config
-    return ConfigProto(**dict(config))
+    return runtime.compat_v1().GPUOptions(**fields)
 
 
 def _graph_mode() -> bool:
     if "tensorflow" not in sys.modules:
-        _v1()
+        runtime.compat_v1()
     return execution_mode().endswith("graph")
 
 
-def graph_session_config(config: Any):
-    """The config a graph-mode session starts with: configure()'s process
-    defaults, then the session's own fields on top."""
-    merged = ConfigProto()
-    for name, value in runtime.graph_defaults().items():
-        _set_field(merged, name, value)
-    if config is not None:
-        merged.MergeFrom(_as_proto(config))
-    return merged
-
-
-def _set_field(proto, dotted: str, value) -> None:
-    *parents, leaf = dotted.split(".")
-    for parent in parents:
-        proto = getattr(proto, parent)
-    if hasattr(value, "ListFields"):
-        getattr(proto, leaf).CopyFrom(value)
-    elif hasattr(proto, "DESCRIPTOR"):
-        setattr(proto, leaf, value)
-    else:  # a map entry: device_count['GPU']
-        proto[leaf] = value
-
-
-def _start_graph_session(session_class, target, graph, config):
-    merged = graph_session_config(config)
-    session = session_class(target, graph=graph, config=merged)
-    runtime.note_graph_session_started(merged)
-    return session
+def _checked_fields(config: Any) -> dict[str, Any]:
+    """The fields of a session's config (a ConfigProto or a mapping), checked."""
+    return runtime.validated(runtime.flatten(config))
 
 
 class ConfigOnlySession:
@@ -102,7 +63,7 @@ class ConfigOnlySession:
 
     def real_session(self):
         if self._session is None:
-            session_class = getattr(_v1(), self._session_class_name)
+            session_class = getattr(runtime.compat_v1(), self._session_class_name)
             self._session = session_class(self._target, graph=self._graph, config=self._config)
         return self._session
 
@@ -127,11 +88,18 @@ class ConfigOnlySession:
 
 
 def _session(session_class_name: str, target, graph, config):
-    config = _as_proto(config)
+    fields = _checked_fields(config)
     if _graph_mode():
-        return _start_graph_session(getattr(_v1(), session_class_name), target, graph, config)
-    if config is not None:
-        runtime.configure(config, on_conflict="warn")
+        # configure()'s process defaults, then the session's own fields on top
+        merged = runtime.config_proto(runtime.graph_defaults())
+        merged.MergeFrom(runtime.config_proto(fields))
+        session = getattr(runtime.compat_v1(), session_class_name)(target, graph=graph, config=merged)
+        runtime.note_graph_session_started(merged)
+        return session
+    if fields:
+        runtime.apply_fields(fields, on_conflict="warn")
+    if config is not None and not hasattr(config, "ListFields"):  # a mapping
+        config = runtime.config_proto(fields)
     return ConfigOnlySession(session_class_name, target, graph, config)
 
 
@@ -146,7 +114,7 @@ def InteractiveSession(target: str = "", graph=None, config=None):  # noqa: N802
 
 
 def _keras_set_session():
-    backend = getattr(getattr(_v1(), "keras", None), "backend", None)
+    backend = getattr(getattr(runtime.compat_v1(), "keras", None), "backend", None)
     return getattr(backend, "set_session", None)
 
 
@@ -154,18 +122,17 @@ def set_session(session) -> None:
     """Keras' `set_session`. Graph mode with Keras 2: the real call. TF2 eager,
     or Keras 3 (TF >= 2.16, which has no sessions): the session's config is
     applied process-wide instead."""
-    config = getattr(session, "_config", None)
+    fields = _checked_fields(getattr(session, "_config", None))
     if _graph_mode():
         keras_set_session = _keras_set_session()
         if keras_set_session is not None:
             real = session.real_session() if isinstance(session, ConfigOnlySession) else session
             keras_set_session(real)
             return
-        warnings.warn(
+        warn_at_caller(
             "tfcompat_threads: this Keras has no set_session (Keras 3); "
             "the session's config is applied process-wide instead",
             UnmappedOptionWarning,
-            stacklevel=2,
         )
-    if config is not None:
-        runtime.configure(config, on_conflict="warn")
+    if fields:
+        runtime.apply_fields(fields, on_conflict="warn")
