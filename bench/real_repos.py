@@ -1,117 +1,308 @@
-"""tfcompat-threads and tf_upgrade_v2 over the same real source trees.
+"""tfcompat-threads on real TF1-era repositories, and tf_upgrade_v2 on the same trees.
 
-    python bench/real_repos.py TREE [TREE ...]
+    python bench/real_repos.py --trees DIR [--resolve-with PYTHON]... [--json OUT] [NAME...]
 
-For each tree (a checkout of a TF1-era project; copy what you like, nothing
-here downloads): the .py and .ipynb files, the findings of `check`, the
-files `fix` changes, its seconds and errors (files it could not read or
-parse; a crash would be an "internal error"), and the same for
-`tf_upgrade_v2 --intree` (seconds, files it changed, files it failed to
-parse, whether it crashed: it stops at the first file its parser (pasta)
-cannot annotate). `fix` and tf_upgrade_v2 work on copies; the trees are not
-touched.
+DIR holds checkouts of the repositories in bench/real_repos.tsv (one folder
+each, named owner+name, at the listed commit; fetch them for the run, never
+commit them). Nothing here downloads, and the trees are never written: each
+is copied per step. Per tree:
+
+- check: findings by code, seconds; fix (default): files changed, errors and
+  internal errors, seconds; then check again: each finding left, judged by
+  bench/real_repos_judgement.tsv (needs a human, or noise) or "unjudged";
+- the fixed tree: every file still compiles, a second fix changes nothing,
+  every TensorFlow name a fix introduced resolves under each PYTHON (the
+  newest TF first), no half rename (a session-config name renamed at some
+  places of a file and left at others), no session-config name left
+  unreported in a file with nothing left to report, no import the fix made
+  unused;
+- tf_upgrade_v2 --intree on a copy (when it is installed): seconds, crash.
+
+The exit code is 1 when a mechanical check fails or an internal error happens.
 """
 
 from __future__ import annotations
 
+import argparse
+import ast
+import csv
 import json
-import re
+import os
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
+HERE = Path(__file__).resolve().parent
 BIN = Path(sys.executable).parent
-TOOL = [str(BIN / "tfcompat-threads")]
+TOOL = str(BIN / "tfcompat-threads")
+# What the tool renames: TF1 session-config names (codemod/symbols.py TF1_ONLY).
+sys.path.insert(0, str(HERE.parent))
+from tfcompat_threads.codemod.symbols import TF1_ONLY  # noqa: E402
+
+RESOLVE = r"""
+import importlib, json, sys
+out = {}
+for name in json.load(sys.stdin):
+    parts = name.split(".")
+    for end in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:end]))
+            break
+        except ImportError:
+            continue
+    try:
+        for part in parts[end:]:
+            obj = getattr(obj, part)
+        out[name] = None
+    except Exception as error:
+        out[name] = f"{type(error).__name__}: {error}"[:160]
+print(json.dumps(out))
+"""
 
 
 def sources(tree: Path) -> list[Path]:
-    return sorted(p for p in tree.rglob("*") if p.suffix in (".py", ".ipynb") and p.is_file())
+    return sorted(p for p in tree.rglob("*") if p.suffix in (".py", ".ipynb") and p.is_file()
+                  and not any(part.startswith(".") for part in p.relative_to(tree).parts))
 
 
-def changed(before: Path, after: Path) -> int:
-    count = 0
-    for path in sources(before):
-        other = after / path.relative_to(before)
-        count += other.exists() and other.read_bytes() != path.read_bytes()
-    return count
-
-
-def ours(tree: Path, work: Path) -> dict:
-    check = subprocess.run([*TOOL, "check", "-q", "--output-format", "json", str(tree)], capture_output=True,
-                           text=True)
-    findings = json.loads(check.stdout or "[]")
-    copy = work / "ours"
-    shutil.copytree(tree, copy)
+def tool(*args: str, cwd: Path | None = None) -> tuple[subprocess.CompletedProcess, float]:
     start = time.perf_counter()
-    fix = subprocess.run([*TOOL, "fix", "-q", str(copy)], capture_output=True, text=True)
-    seconds = time.perf_counter() - start
-    errors = [line for line in fix.stderr.splitlines() if line.startswith("error:")]
-    return {
-        "findings": len(findings),
-        "by_code": {code: sum(f["code"] == code for f in findings) for code in sorted({f["code"] for f in findings})},
-        "fixed_files": changed(tree, copy),
-        "seconds": round(seconds, 2),
-        "errors": len(errors),
-        "crashes": sum("internal error" in line for line in errors),
-        "error_lines": errors[:5],
+    proc = subprocess.run([TOOL, *args], capture_output=True, text=True, cwd=cwd)
+    return proc, time.perf_counter() - start
+
+
+def findings(tree: Path) -> tuple[list[dict], float, list[str]]:
+    proc, seconds = tool("check", "--exit-zero", "--output-format", "json", ".", cwd=tree)
+    errors = [line[7:] for line in proc.stderr.splitlines() if line.startswith("error: ")]
+    return json.loads(proc.stdout or "[]"), seconds, errors
+
+
+# -- what a program names -------------------------------------------------------------------
+
+
+def program(path: Path) -> ast.Module | None:
+    """The file as one module (a notebook's code cells joined, magics masked)."""
+    try:
+        if path.suffix == ".ipynb":
+            cells = json.loads(path.read_text(encoding="utf-8")).get("cells", [])
+            code = []
+            for cell in cells:
+                text = cell.get("source", "")
+                text = "".join(text) if isinstance(text, list) else text
+                if cell.get("cell_type") == "code" and not text.lstrip().startswith("%%"):
+                    code += [("pass" if line.strip().startswith(("%", "!")) else line) for line in text.split("\n")]
+            return ast.parse("\n".join(code))
+        return ast.parse(path.read_bytes())
+    except (SyntaxError, ValueError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+
+
+def names(tree: ast.Module | None) -> Counter:
+    """tensorflow dotted names read (outermost chains), with their counts."""
+    from tfcompat_threads.codemod.scopes import Scopes
+
+    if tree is None:
+        return Counter()
+    scopes = Scopes(tree)
+    found = Counter()
+    for node in scopes.scopes:
+        parent = scopes.parents.get(node)
+        if type(node) in (ast.Name, ast.Attribute) and not (type(parent) is ast.Attribute and parent.value is node):
+            for name in scopes.qualified_names(node):
+                if name.startswith(("tensorflow.", "tfcompat_threads.")):
+                    found[name] += 1
+    return found
+
+
+def family(name: str) -> str | None:
+    """The session-config name a dotted name is (or is below), if any."""
+    for prefix in ("tensorflow.compat.v1.", "tensorflow."):
+        if name.startswith(prefix):
+            rest = name[len(prefix):]
+            for member in TF1_ONLY | {"keras.backend.set_session"}:
+                if rest == member or rest.startswith(member + "."):
+                    return member
+    return None
+
+
+def resolve(python: str, wanted: set[str]) -> dict[str, str | None]:
+    if not wanted:
+        return {}
+    proc = subprocess.run([python, "-c", RESOLVE], input=json.dumps(sorted(wanted)), capture_output=True, text=True,
+                          env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
+    if proc.returncode:
+        sys.exit(f"resolving names with {python} failed:\n{proc.stderr[-2000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def imports_made_unused(before: ast.Module | None, after: ast.Module | None) -> list[str]:
+    def imported(tree):
+        return {alias.asname or alias.name.split(".")[0]: node.lineno for node in ast.walk(tree)
+                if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names if alias.name != "*"}
+
+    def read(tree):
+        return {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
+
+    if before is None or after is None:
+        return []
+    now = imported(after)
+    return [f"{name} (line {now[name]})" for name in imported(before)
+            if name in read(before) and name in now and name not in read(after)]
+
+
+# -- one tree ------------------------------------------------------------------------------------
+
+
+def evaluate(tree: Path, work: Path, judged: dict) -> dict:
+    found, check_s, check_errors = findings(tree)
+    copy = work / tree.name
+    shutil.copytree(tree, copy, symlinks=True)
+    fixed, fix_s = tool("fix", "-q", "--exit-zero", ".", cwd=copy)
+    errors = [line[7:] for line in fixed.stderr.splitlines() if line.startswith("error: ")]
+    snapshot = {p: p.read_bytes() for p in sources(copy)}
+    tool("fix", "-q", "--exit-zero", ".", cwd=copy)
+    left, _, _ = findings(copy)
+    report = {
+        "tree": tree.name, "files": len(snapshot), "findings": len(found),
+        "by_code": dict(sorted(Counter(f["code"] for f in found).items())),
+        "fixable": sum(bool(f["fix"] and f["fix"]["applied"]) for f in found),
+        "check_s": round(check_s, 2), "fix_s": round(fix_s, 2), "errors": errors,
+        "internal_errors": [e for e in errors + check_errors if "internal error" in e],
+        "changed": [], "not_compiling": [], "not_idempotent": [], "introduced": {}, "half_renames": [],
+        "unreported": [], "unused_imports": [], "left": [],
     }
+    with_findings_left = {f["filename"].removeprefix("./") for f in left}
+    for finding in left:
+        where = finding["filename"].removeprefix("./")
+        key = (tree.name, where, finding["code"])
+        verdict, why = judged.get(key, ("unjudged", ""))
+        cell = f"cell {finding['cell']}:" if finding.get("cell") else ""
+        report["left"].append({"where": f"{where}:{cell}{finding['location']['row']}", "code": finding["code"],
+                               "message": finding["message"], "verdict": verdict, "why": why})
+    for path, data in snapshot.items():
+        relative = path.relative_to(copy).as_posix()
+        original = tree / relative
+        if path.read_bytes() != data:
+            report["not_idempotent"].append(relative)
+        if original.read_bytes() == data:
+            continue
+        report["changed"].append(relative)
+        before, after = program(original), program(path)
+        if after is None and before is not None:
+            report["not_compiling"].append(relative)
+            continue
+        old, new = names(before), names(after)
+        introduced = sorted(set(new) - set(old))
+        if introduced:
+            report["introduced"][relative] = introduced
+        report["unused_imports"] += [f"{relative}: {line}" for line in imports_made_unused(before, after)]
+        renamed = {family(n) for n in set(new) - set(old) if n.startswith("tensorflow.compat.v1.")}
+        for name in new:
+            member = family(name)
+            if member and not name.startswith("tensorflow.compat.v1."):
+                if member in renamed:
+                    report["half_renames"].append(f"{relative}: {name}")
+                elif relative not in with_findings_left:
+                    report["unreported"].append(f"{relative}: {name}")
+    return report
 
 
-def theirs(tree: Path, work: Path) -> dict:
+def upgrade_v2(tree: Path, work: Path) -> dict:
     upgrade = BIN / "tf_upgrade_v2"
     if not upgrade.exists():
         return {"skipped": "tf_upgrade_v2 not installed"}
-    out = work / "upgraded"
-    report = work / "report.txt"
+    out = work / f"{tree.name}-upgraded"
     start = time.perf_counter()
-    proc = subprocess.run([str(upgrade), "--intree", str(tree), "--outtree", str(out), "--reportfile", str(report)],
-                          capture_output=True, text=True)
+    proc = subprocess.run([str(upgrade), "--intree", str(tree), "--outtree", str(out), "--reportfile",
+                           str(work / "report.txt")], capture_output=True, text=True)
     seconds = time.perf_counter() - start
-    text = report.read_text(errors="replace") if report.exists() else ""
-    failed = sum("Failed to parse" in line for line in text.splitlines())
     crash = None
-    if proc.returncode != 0:
-        errors = [line for line in proc.stderr.splitlines() if re.match(r"^[\w.]+(Error|Exception)\b", line)]
-        crash = errors[-1] if errors else f"exit {proc.returncode}"
-    return {
-        "seconds": round(seconds, 2),
-        "changed_files": changed(tree, out) if out.exists() else 0,
-        "failed_to_parse": failed,
-        "exit_code": proc.returncode,
-        "crashed": crash,
-    }
+    if proc.returncode:
+        lines = [line for line in proc.stderr.splitlines() if "Error" in line.split(":")[0]]
+        crash = (lines[-1] if lines else f"exit {proc.returncode}").split(":")[0].rsplit(".", 1)[-1]
+    return {"seconds": round(seconds, 2), "crashed": crash}
 
 
-def _short(crash: str | None) -> str:
-    if not crash:
-        return "no"
-    return "yes: " + crash.split(":")[0].rsplit(".", 1)[-1]  # the exception's class
+def load_judgement() -> dict:
+    path = HERE / "real_repos_judgement.tsv"
+    judged = {}
+    if path.exists():
+        with path.open(newline="") as handle:
+            for row in csv.DictReader((line for line in handle if not line.startswith("#")), delimiter="\t"):
+                judged[(row["tree"], row["file"], row["code"])] = (row["verdict"], row["why"])
+    return judged
 
 
-def main(trees: list[str]) -> int:
-    rows = []
-    for name in trees:
-        tree = Path(name)
-        with tempfile.TemporaryDirectory(prefix="tfcompat-real-") as tmp:
-            work = Path(tmp)
-            row = {"tree": tree.name, "files": len(sources(tree)), "ours": ours(tree, work),
-                   "tf_upgrade_v2": theirs(tree, work)}
-        rows.append(row)
-        print(json.dumps(row), flush=True)
-    print()
-    print("| tree | .py/.ipynb files | findings | fix: files changed | fix: s | fix: errors (crashes) "
-          "| tf_upgrade_v2: s | files changed | failed to parse | crashed |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
-    for row in rows:
-        o, t = row["ours"], row["tf_upgrade_v2"]
-        print(f"| {row['tree']} | {row['files']} | {o['findings']} | {o['fixed_files']} | {o['seconds']} | "
-              f"{o['errors']} ({o['crashes']}) | {t.get('seconds', '-')} | {t.get('changed_files', '-')} | "
-              f"{t.get('failed_to_parse', '-')} | {_short(t.get('crashed'))} |")
-    return 0
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("names", nargs="*", help="trees to run (default: all of real_repos.tsv found in DIR)")
+    parser.add_argument("--trees", required=True, type=Path)
+    parser.add_argument("--resolve-with", action="append", metavar="PYTHON")
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args(argv)
+    with (HERE / "real_repos.tsv").open(newline="") as handle:
+        listed = [row for row in csv.DictReader((l for l in handle if not l.startswith("#")), delimiter="\t")]
+    wanted = [row["tree"] for row in listed if not args.names or row["tree"] in args.names]
+    judged = load_judgement()
+    reports = []
+    with tempfile.TemporaryDirectory(prefix="tfcompat-real-") as tmp:
+        for name in wanted:
+            tree = args.trees / name
+            if not tree.is_dir():
+                print(f"{name}: not in {args.trees} (fetch it at the listed commit)", file=sys.stderr)
+                continue
+            report = evaluate(tree, Path(tmp), judged)
+            report["tf_upgrade_v2"] = upgrade_v2(tree, Path(tmp))
+            reports.append(report)
+            print(f"{name}: {report['findings']} findings, {len(report['changed'])} files changed, "
+                  f"{len(report['left'])} left, {report['check_s'] + report['fix_s']:.2f} s "
+                  f"(tf_upgrade_v2 {report['tf_upgrade_v2'].get('seconds', '-')} s)", file=sys.stderr)
+    pythons = args.resolve_with or [sys.executable]
+    everything = {n for r in reports for names_ in r["introduced"].values() for n in names_}
+    tables = {python: resolve(python, everything) for python in pythons}
+    bad = 0
+    for report in reports:
+        report["unresolved"] = {python: sorted(f"{rel}: {n} ({table[n]})" for rel, ns in report["introduced"].items()
+                                               for n in ns if table.get(n))
+                                for python, table in tables.items()}
+        bad += (len(report["internal_errors"]) + len(report["not_compiling"]) + len(report["not_idempotent"])
+                + len(report["half_renames"]) + sum(map(len, report["unresolved"].values())))
+    print(markdown(reports, pythons))
+    if args.json:
+        args.json.write_text(json.dumps(reports, indent=1))
+    return 1 if bad else 0
+
+
+def markdown(reports: list[dict], pythons: list[str]) -> str:
+    lines = [
+        "| tree | files | findings (fixable) | files fixed | internal errors | left: human / noise / unjudged "
+        "| unresolved names | half renames | unreported | ours s | tf_upgrade_v2 s |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    totals = Counter()
+    for r in reports:
+        verdicts = Counter(item["verdict"] for item in r["left"])
+        ours = r["check_s"] + r["fix_s"]
+        theirs = r["tf_upgrade_v2"].get("seconds")
+        crashed = r["tf_upgrade_v2"].get("crashed")
+        lines.append(
+            f"| {r['tree']} | {r['files']} | {r['findings']} ({r['fixable']}) | {len(r['changed'])} "
+            f"| {len(r['internal_errors'])} | {verdicts['human']} / {verdicts['noise']} / {verdicts['unjudged']} "
+            f"| {sum(map(len, r['unresolved'].values()))} | {len(r['half_renames'])} | {len(r['unreported'])} "
+            f"| {ours:.2f} | {theirs if theirs is not None else '-'}{' (crashed)' if crashed else ''} |")
+        totals.update(files=r["files"], findings=r["findings"], fixable=r["fixable"], changed=len(r["changed"]),
+                      ours=ours, theirs=theirs or 0, human=verdicts["human"], noise=verdicts["noise"],
+                      unjudged=verdicts["unjudged"])
+    if totals["ours"]:
+        lines.append(f"| **all** | {totals['files']} | {totals['findings']} ({totals['fixable']}) | "
+                     f"{totals['changed']} | | {totals['human']} / {totals['noise']} / {totals['unjudged']} | | | "
+                     f"| {totals['ours']:.2f} | {totals['theirs']:.2f} ({totals['theirs'] / totals['ours']:.0f}x) |")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main())

@@ -116,7 +116,7 @@ def test_the_same_program_after_fix_is_applied(tmp_path):
 def test_threads_set_after_the_first_op_raised_and_tft104_agrees(tmp_path):
     fixture = FIXTURES / "threading_after_op" / "input.py"
     check = subprocess.run([*CLI, "check", "--output-format", "json", str(fixture)], capture_output=True, text=True)
-    [finding] = [f for f in json.loads(check.stdout) if f["code"] == "TFT104"]
+    [finding] = [f for f in json.loads(check.stdout) if f["code"] == "TFT008"]
     direct = subprocess.run([sys.executable, str(fixture)], capture_output=True, env=clean_env(), timeout=300)
     proc, data = run_cli(tmp_path, fixture)
     assert proc.returncode == direct.returncode == 1

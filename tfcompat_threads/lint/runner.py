@@ -119,11 +119,12 @@ def undecodable(data: bytes, path: str) -> str | None:
         return None
     if b"\0" in data:
         return f"{path}:1:1: cannot parse: the file holds null bytes (not Python source)"
-    try:
-        data.decode("utf-8")
-        return None
-    except UnicodeDecodeError:
-        pass
+    if b"coding" not in b"\n".join(data.split(b"\n", 2)[:2]):  # no coding cookie: UTF-8, or not Python
+        try:
+            data.decode("utf-8")
+            return None
+        except UnicodeDecodeError:
+            pass
     from ..codemod.source import SourceError, detect_encoding
 
     try:
