@@ -135,7 +135,22 @@ class Module:
         return changed
 
 
-def run(document: bytes | Module, target: str = "native", filename: str | None = None, *,
+def run(document: bytes | Module, target: str = "native", filename: str | None = None, **options) -> Outcome:
+    """Findings of one module and, with `fix`, the fixed module (see _run).
+    The cyclic garbage collector waits meanwhile: the trees are acyclic, and
+    its passes over hundreds of thousands of nodes cost more than the work."""
+    import gc
+
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _run(document, target, filename, **options)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _run(document: bytes | Module, target: str = "native", filename: str | None = None, *,
         wants: Callable[[str], bool] = lambda code: True, unsafe_fixes: bool = False,
         fix: bool = True, noqa: bool = True, path: str | None = None) -> Outcome:
     """Findings of one module and, with `fix`, the fixed module (a .py file's
@@ -156,11 +171,15 @@ def run(document: bytes | Module, target: str = "native", filename: str | None =
         return Outcome(findings, module.code())
     first = final = findings
     for _ in range(MAX_ROUNDS):
-        edits, skipped = apply(context, final)
+        edits, skipped = apply(context, [f for f in final if f.fixed])
         for finding in skipped:
             finding.fixed = False
-        if not module.apply(context.source, edits):
+        before = context.source
+        if not module.apply(before, edits):
             break
+        if not skipped and type(module) is Module:  # one round did it: no need to read it all again
+            new = _reparsed(module.code(), filename, analyse=False)
+            return Outcome(first, module.code(), _moved(before, new, edits, [f for f in final if not f.fixed]))
         context, final = round_(_reparsed(module.code(), filename))
         if not any(f.fixed for f in final):
             break
@@ -171,7 +190,30 @@ def run(document: bytes | Module, target: str = "native", filename: str | None =
     return Outcome(first, module.code(), final)
 
 
-def _reparsed(data: bytes, filename: str | None) -> Source:
+def _moved(before: Source, after: Source, edits: list, findings: list[Finding]) -> list[Finding]:
+    """The findings a fix left, at their places in the fixed text (the edits
+    before each shift it)."""
+    import bisect
+
+    spans = sorted((e.start, e.end, len(e.content) - (e.end - e.start)) for e in edits)
+    ends = [end for _, end, _ in spans]
+    shifts = [0]
+    for _, _, delta in spans:
+        shifts.append(shifts[-1] + delta)
+    out = []
+    for finding in findings:
+        points = []
+        for position in (finding.start, finding.end):
+            offset = before.line_starts[position.line - 1] + position.column - 1
+            points.append(after.position(offset + shifts[bisect.bisect_right(ends, offset)]))
+        moved = Finding(finding.code, finding.message, points[0], points[1], finding.fix, finding.help,
+                        finding.key, finding.cover)
+        moved.noqa_row = moved.start.line
+        out.append(moved)
+    return out
+
+
+def _reparsed(data: bytes, filename: str | None, analyse: bool = True) -> Source:
     """The fixed bytes, parsed: a fix never hands back code that does not parse."""
     try:
         return Source(data, filename)

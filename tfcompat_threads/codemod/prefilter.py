@@ -13,7 +13,10 @@ _NAMES = {
     b"_parallelism_threads",
     *(name.encode() for name in OPENMP_THREAD_VARIABLES),
 }
-TRIGGERS = tuple(sorted(n for n in _NAMES if not any(o != n and o in n for o in _NAMES)))  # no token twice
+# No token twice (one that holds another is implied by it); the commonest first.
+_COMMON = (b"Session", b"ConfigProto", b"_parallelism_threads", b"set_session")
+TRIGGERS = tuple(sorted((n for n in _NAMES if not any(o != n and o in n for o in _NAMES)),
+                        key=lambda n: (_COMMON.index(n) if n in _COMMON else len(_COMMON), n)))
 # ... and TensorFlow must be named: every rule needs a TensorFlow import to
 # resolve names against (a Keras-only file has nothing to fix). One substring
 # search over a file that has nothing for us: ~0.7 ms per MB here.
@@ -21,4 +24,5 @@ IMPORT = b"tensorflow"
 
 
 def may_need_codemod(source: bytes) -> bool:
+    # `in` is a C memmem scan, faster here than one regular expression of all the tokens
     return IMPORT in source and any(token in source for token in TRIGGERS)

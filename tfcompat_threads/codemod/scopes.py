@@ -20,9 +20,20 @@ import builtins
 _BUILTINS = frozenset(dir(builtins))
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
-# Fields that hold no node worth a visit: contexts and operators (shared singletons).
-_NOT_NODES = frozenset({"ctx", "op", "ops"})
-_FIELDS: dict[type, tuple[str, ...]] = {}
+# Fields that hold no node worth a visit: contexts and operators (shared
+# singletons), names and numbers, a constant's value, and the aliases of an
+# import (the import's handler reads them).
+_NOT_NODES = frozenset({"ctx", "op", "ops", "id", "attr", "arg", "asname", "module", "level", "kind",
+                        "type_comment", "conversion", "is_async", "names"})
+
+
+class _AllFields:
+    def __contains__(self, field: str) -> bool:
+        return True
+
+
+_ALL_FIELDS = _AllFields()
+_FIELDS: dict[type, tuple[str, ...]] = {ast.Constant: ()}
 
 
 class Binding:
@@ -120,15 +131,16 @@ class Scopes:
     # -- walking ---------------------------------------------------------------
 
     def _walk(self, module: ast.Module) -> None:
-        """Depth first; every node is recorded with its parent and the scope
-        its code runs in. A def's decorators, defaults and annotations run in
-        the enclosing scope, its body in its own."""
+        """Depth first, in field order; every node is recorded with its parent
+        and the scope its code runs in. A def's decorators, defaults and
+        annotations run in the enclosing scope, its body in its own."""
         parents, scopes, reads = self.parents, self.scopes, self._reads
         handlers, fields_of = _HANDLERS, _FIELDS
-        Name, Load, Store = ast.Name, ast.Load, ast.Store
+        Name, Load, Store, AST = ast.Name, ast.Load, ast.Store, ast.AST
         pending: list[tuple[ast.AST, Scope]] = [(module, self.module_scope)]
+        pop, push = pending.pop, pending.append
         while pending:
-            node, scope = pending.pop()
+            node, scope = pop()
             scopes[node] = scope
             kind = type(node)
             if kind is Name:
@@ -142,20 +154,20 @@ class Scopes:
             inner = handler(self, node, scope) if handler is not None else None
             names = fields_of.get(kind)
             if names is None:
-                names = fields_of[kind] = tuple(f for f in kind._fields if f not in _NOT_NODES)
-            children = []
-            for field in names:
+                names = fields_of[kind] = tuple(reversed([f for f in kind._fields if f not in _NOT_NODES]))
+            for field in names:  # reversed: the first field is popped first
                 value = getattr(node, field, None)
+                if value is None:
+                    continue
+                child_scope = scope if inner is None or field not in inner[1] else inner[0]
                 if type(value) is list:
-                    for item in value:
-                        if item is not None and type(item) is not str:
+                    for item in reversed(value):
+                        if isinstance(item, AST):
                             parents[item] = node
-                            children.append((item, scope if inner is None else inner(field, item)))
-                elif value is not None and isinstance(value, ast.AST):
+                            push((item, child_scope))
+                elif isinstance(value, AST):
                     parents[value] = node
-                    children.append((value, scope if inner is None else inner(field, value)))
-            children.reverse()
-            pending += children
+                    push((value, child_scope))
 
     # -- bindings ----------------------------------------------------------------
 
@@ -204,24 +216,14 @@ class Scopes:
         inner = Scope("function", scope, node)
         for param in _params(node.args):
             self._bind(param.arg, param, "param", scope=inner)
-
-        def scope_of_child(field: str, child: ast.AST) -> Scope:
-            return inner if field == "body" else scope
-
-        return scope_of_child
+        return inner, ("body",)
 
     def _class(self, node: ast.ClassDef, scope: Scope):
         self._bind(node.name, node, "class", scope=scope)
-        inner = Scope("class", scope, node)
-
-        def scope_of_child(field: str, child: ast.AST) -> Scope:
-            return inner if field == "body" else scope
-
-        return scope_of_child
+        return Scope("class", scope, node), ("body",)
 
     def _comprehension(self, node, scope: Scope):
-        inner = Scope("comprehension", scope, node)
-        return lambda field, child: inner
+        return Scope("comprehension", scope, node), _ALL_FIELDS
 
     def _global(self, node: ast.Global, scope: Scope):
         scope.global_names.update(node.names)

@@ -51,8 +51,6 @@ class Cell:
 class Notebook:
     document: dict
     raw: bytes
-    indent: int | None
-    ensure_ascii: bool
     cells: list[Cell]
     """The code cells in the module."""
     source_key: str
@@ -86,7 +84,6 @@ def load(raw: bytes) -> Notebook:
         source = cell.get(key, "")
         if not isinstance(source, str) and not (isinstance(source, list) and all(isinstance(s, str) for s in source)):
             raise NotebookError(f"not a notebook (the source of cell {number} is not text)")
-    indent, ensure_ascii = _json_style(document, raw)
     language = _language(document)
     code = []
     number = 0
@@ -98,7 +95,7 @@ def load(raw: bytes) -> Notebook:
         if language not in (None, "python") or text.lstrip().startswith("%%"):
             continue  # a cell magic or another language: not Python
         code.append(Cell(index, number, text, 0))
-    return Notebook(document, raw, indent, ensure_ascii, code, key)
+    return Notebook(document, raw, code, key)
 
 
 def _language(document: dict) -> str | None:
@@ -167,10 +164,13 @@ def _magics(lines: list[str]) -> list[tuple[int, list[int]]]:
     return found
 
 
+_SIGNIFICANT = re.compile(r"""[()\[\]{}#'"\\]""")
+
+
 def _statement_starts(lines: list[str]) -> list[bool]:
     """For each line: does a new statement start on it (not inside brackets,
-    a string, or after a backslash)? A light scanner: magics are not Python,
-    so the tokenizer cannot be used on a cell."""
+    a string, or after a backslash)? A light scanner over the characters that
+    matter: magics are not Python, so the tokenizer cannot be used on a cell."""
     starts = []
     depth = 0
     quote = ""  # the open string's delimiter
@@ -181,31 +181,45 @@ def _statement_starts(lines: list[str]) -> list[bool]:
             continued = line.rstrip().endswith("\\")
             continue
         position = 0
-        while position < len(line):
-            char = line[position]
+        while True:
             if quote:
-                if char == "\\":
-                    position += 2
-                    continue
-                if line.startswith(quote, position):
-                    position += len(quote)
-                    quote = ""
-                    continue
-            elif char == "#":
+                end = _string_end(line, position, quote)
+                if end < 0:
+                    break
+                position, quote = end, ""
+            match = _SIGNIFICANT.search(line, position)
+            if match is None:
                 break
-            elif char in "'\"":
-                quote = line[position:position + 3] if line.startswith(char * 3, position) else char
-                position += len(quote)
-                continue
+            char, position = match.group(), match.end()
+            if char == "#":
+                break
+            if char in "'\"":
+                quote = char * 3 if line.startswith(char * 3, position - 1) else char
+                position += len(quote) - 1
             elif char in "([{":
                 depth += 1
             elif char in ")]}":
                 depth = max(0, depth - 1)
-            position += 1
-        if quote in ("'", '"'):
-            quote = "" if not line.rstrip().endswith("\\") else quote  # a one-line string ends with its line
+            elif char == "\\":
+                position += 1
+        if quote in ("'", '"') and not line.rstrip().endswith("\\"):
+            quote = ""  # a one-line string ends with its line
         continued = not quote and line.rstrip().endswith("\\") and not line.lstrip().startswith("#")
     return starts
+
+
+def _string_end(line: str, position: int, quote: str) -> int:
+    """Where the open string ends on this line (just past its quote), or -1."""
+    while True:
+        end = line.find(quote, position)
+        if end < 0:
+            return -1
+        backslashes = 0
+        while end - backslashes - 1 >= position and line[end - backslashes - 1] == "\\":
+            backslashes += 1
+        if backslashes % 2 == 0:
+            return end + len(quote)
+        position = end + 1
 
 
 def locate(notebook: Notebook, line: int) -> tuple[Cell, int]:
@@ -284,9 +298,10 @@ def dump(notebook: Notebook) -> bytes:
         entry[notebook.source_key] = cell.text.splitlines(keepends=True) if isinstance(source, list) else cell.text
     if not changed:
         return notebook.raw
-    if notebook.indent == -1:
+    indent, ensure_ascii = _json_style(json.loads(notebook.raw.decode("utf-8-sig")), notebook.raw)
+    if indent == -1:
         raise NotebookError("cannot rewrite this notebook without reformatting its JSON; fix it by hand")
-    text = _dump(notebook.document, notebook.indent, notebook.ensure_ascii)
+    text = _dump(notebook.document, indent, ensure_ascii)
     decoded = notebook.raw.decode("utf-8-sig")
     trailing = decoded[len(decoded.rstrip("\n")):]
     bom = "\ufeff" if notebook.raw.startswith(b"\xef\xbb\xbf") else ""

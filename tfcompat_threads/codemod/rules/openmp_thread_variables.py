@@ -41,7 +41,10 @@ tf.config.threading.set_intra_op_parallelism_threads(4)  # or this, before the f
 
     def check(self, context):
         analysis = context.analysis
-        if not any(_imports_tensorflow(node) for node in analysis.imports):
+        text = context.source.text
+        if not any(name in text for name in OPENMP_THREAD_VARIABLES) or not any(
+            _imports_tensorflow(node) for node in analysis.imports
+        ):
             return
         for node in analysis.names.scopes:
             for name_node in _variables_set(analysis, node):
