@@ -4,6 +4,7 @@ measured in the same run (median of repeated, interleaved runs).
     python bench/run.py                 # every figure
     python bench/run.py --only hook     # one figure
     python bench/run.py --json out.json
+    python bench/run.py --trees DIR     # with the real-repository figure (bench/real_repos.tsv)
 
 Run it with the Python of an environment that has tfcompat-threads installed
 (and tensorflow, for the `upgrade` figure, which compares with tf_upgrade_v2).
@@ -94,15 +95,7 @@ def bench_shim(work: Path, repeat: int) -> dict:
 
 def bench_memory(work: Path, repeat: int) -> dict:
     copy = stdlib_copy(work)
-    code = (
-        "import resource, subprocess, sys\n"
-        "subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
-        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
-    )
-    peaks = []
-    for _ in range(max(1, repeat // 3)):
-        out = subprocess.run([PYTHON, "-c", code, *TOOL, "check", "-q", str(copy)], capture_output=True, text=True)
-        peaks.append(int(out.stdout.strip()) / 1024)
+    peaks = [peak_mb([*TOOL, "check", "-q", str(copy)]) for _ in range(max(1, repeat // 3))]
     return {"peak_rss_mb": round(statistics.median(peaks), 1), "target_mb": 200,
             "what": "peak RSS of check over a copy of the standard library"}
 
@@ -248,6 +241,110 @@ def bench_upgrade(work: Path, repeat: int) -> dict:
     }
 
 
+# -- a big legacy file ----------------------------------------------------------------------
+
+BIG_HEAD = """import os
+
+import tensorflow as tf
+
+config = tf.ConfigProto()
+config.intra_op_parallelism_threads = 2
+sess = tf.Session(config=config)
+"""
+BIG_FUNCTION = """
+
+def f{i}(x, y=3):
+    z = x * y + {i}
+    if z > 10:
+        return os.path.join(str(z), 'a')
+    return [a for a in range(z)]
+"""
+
+
+def big_file(work: Path, size: int = 1_000_000) -> Path:
+    """A legacy file of `size` bytes: a session config at the top, then small functions."""
+    path = work / "big.py"
+    if not path.exists():
+        parts, length, i = [BIG_HEAD], len(BIG_HEAD), 0
+        while length < size:
+            parts.append(BIG_FUNCTION.format(i=i))
+            length += len(parts[-1])
+            i += 1
+        path.write_text("".join(parts))
+    return path
+
+
+PEAK = (
+    "import resource, subprocess, sys\n"
+    "subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+)
+
+
+def peak_mb(command: list[str]) -> float:
+    out = subprocess.run([PYTHON, "-c", PEAK, *command], capture_output=True, text=True)
+    return int(out.stdout.strip()) / 1024
+
+
+def bench_bigfile(work: Path, repeat: int) -> dict:
+    """check and fix of a ~1 MB legacy file against Python's own parser on it."""
+    source = big_file(work)
+    subject = work / "big_subject.py"
+    parse = [PYTHON, "-c", "import ast, sys; ast.parse(open(sys.argv[1], 'rb').read())", str(source)]
+
+    def fresh():
+        shutil.copyfile(source, subject)
+
+    repeat = max(3, repeat // 3)
+    check = compare([*TOOL, "check", "-q", "--exit-zero", str(subject)], parse, repeat, prepare=fresh)
+    fix = compare([*TOOL, "fix", "-q", "--exit-zero", str(subject)], parse, repeat, prepare=fresh)
+    fresh()
+    parse_mb = peak_mb(parse)
+    check_mb = peak_mb([*TOOL, "check", "-q", "--exit-zero", str(subject)])
+    fix_mb = peak_mb([*TOOL, "fix", "-q", "--exit-zero", str(subject)])
+    return {
+        "bytes": source.stat().st_size,
+        "check": {**check, "target": 3.0},
+        "fix": {**fix, "target": 5.0},
+        "memory": {"parse_mb": round(parse_mb), "check_mb": round(check_mb), "fix_mb": round(fix_mb),
+                   "check_ratio": round(check_mb / parse_mb, 2), "target": 2.0},
+        "what": "check and fix of a ~1 MB legacy file vs python -c 'ast.parse(...)' of it; peak memory",
+    }
+
+
+def bench_realrepos(work: Path, repeat: int, trees: Path | None = None) -> dict:
+    """check + fix over real TF1-era trees (all in one folder, one run each) vs
+    tf_upgrade_v2 --intree on each tree (it takes one tree a run)."""
+    if trees is None:
+        return {"skipped": "give --trees DIR (the checkouts of bench/real_repos.tsv)"}
+    if shutil.which("tf_upgrade_v2", path=str(BIN)) is None:
+        return {"skipped": "tf_upgrade_v2 is not installed (install tensorflow next to tfcompat-threads)"}
+    names = sorted(p.name for p in trees.iterdir() if p.is_dir())
+    together = work / "repos"
+
+    def fresh():
+        shutil.rmtree(together, ignore_errors=True)
+        together.mkdir()
+        for name in names:
+            shutil.copytree(trees / name, together / name, symlinks=True)
+
+    ours = []
+    for _ in range(max(1, repeat // 5)):
+        fresh()
+        ours.append(wall([*TOOL, "check", "-q", "--exit-zero", str(together)]) +
+                    wall([*TOOL, "fix", "-q", "--exit-zero", str(together)]))
+    theirs = 0.0
+    for name in names:
+        out = work / "upgraded"
+        shutil.rmtree(out, ignore_errors=True)
+        theirs += wall([str(BIN / "tf_upgrade_v2"), "--intree", str(trees / name), "--outtree", str(out),
+                        "--reportfile", str(work / "report.txt")])
+    s = statistics.median(ours)
+    return {"subject_s": round(s, 2), "floor_s": round(theirs, 2), "ratio": round(s / theirs, 4),
+            "target": round(1 / 30, 4), "trees": len(names),
+            "what": f"check + fix over {len(names)} real TF1-era trees vs tf_upgrade_v2 --intree on each"}
+
+
 BENCHES = {
     "shim": bench_shim,
     "hook": bench_hook,
@@ -255,6 +352,8 @@ BENCHES = {
     "scan": bench_scan,
     "memory": bench_memory,
     "upgrade": bench_upgrade,
+    "bigfile": bench_bigfile,
+    "realrepos": bench_realrepos,
 }
 
 
@@ -263,13 +362,15 @@ def main() -> int:
     parser.add_argument("--only", choices=sorted(BENCHES), action="append")
     parser.add_argument("--repeat", type=int, default=11, help="runs per figure (upgrade: a third of it)")
     parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument("--trees", type=Path, help="checkouts of bench/real_repos.tsv, for `realrepos`")
     args = parser.parse_args()
     results = {}
     with tempfile.TemporaryDirectory(prefix="tfcompat-bench-") as tmp:
         work = Path(tmp)
         for name in args.only or BENCHES:
             repeat = max(1, args.repeat // 3) if name == "upgrade" else args.repeat
-            results[name] = BENCHES[name](work, repeat)
+            extra = {"trees": args.trees} if name == "realrepos" else {}
+            results[name] = BENCHES[name](work, repeat, **extra)
             print(f"{name:8} {json.dumps(results[name])}", flush=True)
     print()
     print(f"machine: {os.cpu_count()} CPUs, Python {sys.version.split()[0]}")
@@ -283,6 +384,19 @@ def main() -> int:
         if name == "memory":
             within = r["peak_rss_mb"] <= r["target_mb"]
             print(f"| {name} | {r['peak_rss_mb']} MB | | | <= {r['target_mb']} MB | {'yes' if within else 'NO'} |")
+        elif name == "bigfile":
+            within = True
+            for step in ("check", "fix"):
+                s = r[step]
+                fits = s["ratio"] <= s["target"]
+                within &= fits
+                print(f"| bigfile {step} | {s['subject_s']} s | {s['floor_s']} s | {s['ratio']}x | <= {s['target']}x "
+                      f"| {'yes' if fits else 'NO'} |")
+            m = r["memory"]
+            fits = m["check_ratio"] <= m["target"]
+            within &= fits
+            print(f"| bigfile memory | {m['check_mb']} MB (fix {m['fix_mb']} MB) | {m['parse_mb']} MB "
+                  f"| {m['check_ratio']}x | <= {m['target']}x | {'yes' if fits else 'NO'} |")
         else:
             within = r["ratio"] <= r["target"] and r.get("others_byte_identical", True)
             print(f"| {name} | {r['subject_s']} s | {r['floor_s']} s | {r['ratio']}x | <= {r['target']}x "

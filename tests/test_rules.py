@@ -74,8 +74,10 @@ SAMPLES = _samples()
 @pytest.mark.parametrize("unsafe", [False, True])
 @pytest.mark.parametrize("target", engine.TARGETS)
 def test_check_and_fix_agree(target, unsafe):
-    """Every finding check marks fixable is gone after fix, and nothing else
-    is: the findings left are exactly those check did not mark fixable."""
+    """Every finding check marks fixable is gone after fix, fix fixes as many
+    as check marks, and the findings left are those check did not mark
+    fixable (one kind may go with the code it was about: a variable rule
+    whose file no longer uses TensorFlow at all)."""
     problems = []
     for name, source in SAMPLES:
         try:
@@ -85,7 +87,8 @@ def test_check_and_fix_agree(target, unsafe):
         fixed = engine.run(source, target, unsafe_fixes=unsafe)
         left = engine.run(fixed.source, target, unsafe_fixes=unsafe, fix=False).findings
         expected = Counter(f.code for f in checked if not f.fixed)
-        if Counter(f.code for f in left) != expected or any(f.fixed for f in left):
+        found = Counter(f.code for f in left)
+        if found - expected or any(f.fixed for f in left) or (expected - found).keys() - {"TFT010"}:
             problems.append(f"{name}: check left {sorted(expected.elements())}, fix left "
                             f"{sorted(f.code + ('*' if f.fixed else '') for f in left)}")
         if sum(f.fixed for f in checked) != sum(f.fixed for f in fixed.findings):

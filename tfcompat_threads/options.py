@@ -84,6 +84,8 @@ class Option(NamedTuple):  # a NamedTuple: cheaper to define than a dataclass
     forms: tuple[Form, ...] = ()
     """Value shapes with their own code, tried in order before `native`;
     `{index}` / `{indexes}` are the GPU index(es) the shape names."""
+    caveat: str = ""
+    """For an unsafe `native`: what may differ, in a few words (shown in the help)."""
 
     @property
     def mappable(self) -> bool:
@@ -163,6 +165,7 @@ OPTIONS: tuple[Option, ...] = (
             Form("str(x)", _VISIBLE_GPUS.format(devices="{gpus}[{index}]")),
             Form("ascending digit list", _VISIBLE_GPUS.format(devices="[{indexes}]")),
         ),
+        caveat="it may name several GPUs, whose listed order TF2 does not keep",
     ),
     Option(
         "device_count.GPU",
@@ -186,6 +189,7 @@ OPTIONS: tuple[Option, ...] = (
         "Number of CPU devices, NOT a thread limit: use the two thread options for that. "
         "1 is the default: nothing to do.",
         forms=(Form("== 1", ""),),
+        caveat="it makes CPU devices (it limits no thread)",
     ),
     Option(
         "gpu_options.per_process_gpu_memory_fraction",

@@ -245,12 +245,24 @@ class Analysis:
         return sorted(binding.references, key=lambda n: (n.lineno, n.col_offset))
 
     def call_sites(self, function) -> list[ast.Call] | None:
-        """Every call of a helper function, or None when it is used otherwise."""
-        binding = self.single_assignment(function, function.name)
-        if binding is None:
-            return None
+        """Every call of a helper function (a method: `self.<name>(...)` in its
+        class), or None when it is used otherwise."""
+        owner = self.parents.get(function)
+        if type(owner) is ast.ClassDef:
+            me = _first_param(function)
+            probe = next((n for m in owner.body if isinstance(m, _FUNCTIONS) and _first_param(m)
+                          for n in ast.walk(m) if type(n) is ast.Attribute and n.attr == function.name
+                          and type(n.value) is ast.Name and n.value.id == _first_param(m)), None)
+            if me is None or probe is None:
+                return [] if me is not None else None
+            references = self.self_attribute(probe)[0]
+        else:
+            binding = self.single_assignment(function, function.name)
+            if binding is None:
+                return None
+            references = self.references_of(binding)
         sites = []
-        for reference in self.references_of(binding):
+        for reference in references:
             call = self.parents.get(reference)
             if not (type(call) is ast.Call and call.func is reference):
                 return None
@@ -392,13 +404,33 @@ class Analysis:
             elif kind is ast.Subscript and parent.value is node:
                 key = self.literal(parent.slice)
                 if not isinstance(key, str):
-                    return False
+                    break  # `config.device_filters[:]`: the field is the path so far
                 path.append(key)
             else:
                 break
             node = parent
         assign = self.parents.get(node)
-        if not path or type(assign) is not ast.Assign or not any(t is node for t in assign.targets):
+        if not path:
+            return False
+        if type(assign) is ast.Call and assign.func is node and len(path) > 1:
+            # `config.graph_options.rewrite_options.CopyFrom(x)`: a field set by a method
+            statement = self._own_statement(unit, self.statement_of(assign))
+            if statement is not None and self is unit.home:
+                unit.field_sets.append(FieldSet(statement, assign, [Field(prefix + ".".join(path[:-1]), None, None)]))
+            return True
+        if type(assign) in (ast.Delete, ast.AugAssign) or (
+                type(assign) is ast.Subscript and assign.value is node and type(self.parents.get(assign)) is ast.Delete):
+            # `del config.device_filters[:]`, `config.x += 1`: a field changed in a way no TF2 call says
+            statement = self._own_statement(unit, self.statement_of(assign))
+            if statement is not None and self is unit.home:
+                unit.field_sets.append(FieldSet(statement, statement, [Field(prefix + ".".join(path), None, None)]))
+            return True
+        if type(assign) in (ast.Assign, ast.AnnAssign) and assign.value is node:
+            # `options = config.graph_options`: a part of it goes on under another name
+            if unit.foreign is None:
+                unit.foreign = (f"a part of it is taken as {self.code(assign.targets[0]) if type(assign) is ast.Assign else self.code(assign.target)}", assign)
+            return True
+        if type(assign) is not ast.Assign or not any(t is node for t in assign.targets):
             return False
         if len(assign.targets) != 1:
             return False
@@ -493,8 +525,12 @@ class Analysis:
         name = self.code(call.func)  # as the source spells it
         if symbol is not None and symbol.name in sym.SESSIONS and self.is_config_arg(call, arg):
             self._follow_session(unit, call)
-        elif symbol is not None and (symbol.name in sym.GRAPH_SINKS or symbol.name == sym.ENABLE_EAGER):
-            unit.stop(GRAPH, f"it configures {name}()", call)  # enable_eager_execution: its own rule
+        elif symbol is not None and symbol.name == sym.ENABLE_EAGER and eager_config(call) is arg:
+            self._follow_session(unit, call)  # on TF2 it only carries the config, as a config-only session
+        elif symbol is not None and symbol.name in sym.GRAPH_SINKS:
+            unit.stop(GRAPH, f"it configures {name}()", call)
+        elif f"{sym.SHIM_PREFIX}configure" in self.qnames(call.func):
+            unit.stop(GRAPH, "tfcompat_threads.configure() applies it", call)  # what the shim target writes
         elif type(call.func) is ast.Attribute and call.func.attr in sym.GRAPH_SESSION_METHODS:
             unit.stop(GRAPH, f"it configures {name}()", call)
         elif not self._follow_into(unit, call, arg, "_follow_config_value"):
@@ -527,15 +563,16 @@ class Analysis:
         return True
 
     def resolve_function(self, func: ast.AST):
-        """(analysis, def) of the module-level function a call calls, in this
-        module or another of the repository; None otherwise."""
+        """(analysis, def) of the function a call calls (a class: its
+        __init__), in this module or another of the repository; None when
+        it is not ours to read."""
         if type(func) is ast.Name:
             scope = self.scope_of(func)
             bindings = scope.visible(func.id) if scope is not None else []
             if len(bindings) != 1:
                 return None
-            if bindings[0].kind == "def" and isinstance(bindings[0].node, _FUNCTIONS):
-                return self, bindings[0].node
+            if bindings[0].kind in ("def", "class"):
+                return _callable(self, bindings[0].node)
             qualified = bindings[0].qualified if bindings[0].kind == "import" else None
         elif type(func) is ast.Attribute:
             names = self.qnames(func)
@@ -548,14 +585,25 @@ class Analysis:
         parts = qualified[level:].split(".")
         if len(parts) < 2:
             return None
-        module, name = ".".join(parts[:-1]), parts[-1]
-        path = self.project.module_file(self.path, module, level)
+        path = self.project.module_file(self.path, ".".join(parts[:-1]), level)
         analysis = self.project.analysis(path) if path is not None else None
-        if analysis is None:
+        return analysis.exported(parts[-1]) if analysis is not None else None
+
+    def exported(self, name: str, depth: int = 0):
+        """(analysis, def) of a module-level function or class `name` of this
+        module, also through its `from x import *` of the repository's modules."""
+        bindings = self.names.module_scope.bindings.get(name, [])
+        if len(bindings) == 1 and bindings[0].kind in ("def", "class"):
+            return _callable(self, bindings[0].node)
+        if bindings or depth > 2 or self.project is None:
             return None
-        bindings = analysis.names.module_scope.bindings.get(name, [])
-        if len(bindings) == 1 and bindings[0].kind == "def" and isinstance(bindings[0].node, _FUNCTIONS):
-            return analysis, bindings[0].node
+        for node in self.module.body:
+            if type(node) is ast.ImportFrom and any(a.name == "*" for a in node.names):
+                path = self.project.module_file(self.path, node.module or "", node.level)
+                other = self.project.analysis(path) if path is not None else None
+                found = other.exported(name, depth + 1) if other is not None else None
+                if found is not None:
+                    return found
         return None
 
     def calls_elsewhere(self, function) -> list[tuple]:
@@ -689,6 +737,15 @@ _COMPOUND = (
 )
 
 
+def eager_config(call: ast.Call) -> ast.AST | None:
+    """The config argument of enable_eager_execution(config=...) (its first
+    positional parameter), as a keyword or the expression itself."""
+    for keyword in call.keywords:
+        if keyword.arg == "config":
+            return keyword
+    return call.args[0] if call.args and type(call.args[0]) is not ast.Starred else None
+
+
 def _inspects(parent: ast.AST, value: ast.AST) -> bool:
     """`config is None`, `if config:`, `not sess`: a look at the value, which
     takes it nowhere."""
@@ -701,8 +758,19 @@ def _inspects(parent: ast.AST, value: ast.AST) -> bool:
     return (kind is ast.UnaryOp and type(parent.op) is ast.Not) or kind is ast.BoolOp
 
 
+def _callable(analysis, node):
+    """A function, or a class's __init__ (what a call of the class runs)."""
+    if isinstance(node, _FUNCTIONS):
+        return analysis, node
+    if type(node) is ast.ClassDef:
+        init = next((m for m in node.body if isinstance(m, _FUNCTIONS) and m.name == "__init__"), None)
+        return (analysis, init) if init is not None else None
+    return None
+
+
 def _parameter_for(function, call: ast.Call, arg: ast.AST) -> str | None:
-    """The parameter of a module-level function that an argument binds."""
+    """The parameter of a function (a method called through its class or
+    instance: after `self`) that an argument binds."""
     arguments = function.args
     if type(arg) is ast.keyword:
         names = [a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)]
@@ -712,6 +780,8 @@ def _parameter_for(function, call: ast.Call, arg: ast.AST) -> str | None:
         return None
     index = next(i for i, a in enumerate(positional) if a is arg)
     params = [*arguments.posonlyargs, *arguments.args]
+    if function.name == "__init__":
+        params = params[1:]
     return params[index].arg if index < len(params) else None
 
 

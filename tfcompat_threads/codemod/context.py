@@ -103,7 +103,17 @@ class Context:
         return {call: unit for unit in self.config_only_units for call in unit.calls}
 
     def unit_replacing(self, node: ast.AST) -> Unit | None:
-        """The config-only unit whose native fix replaces the statement holding `node`."""
+        """The config-only unit whose fix replaces the code holding `node`: in
+        the native target its statements, in the shim target the
+        enable_eager_execution calls it makes tfcompat_threads.configure()."""
+        if self.target == "shim":
+            eager = {call: unit for unit in self.config_only_units for call in unit.sessions
+                     if self.analysis.symbol(call.func).name == sym.ENABLE_EAGER}
+            while node is not None:
+                if node in eager:
+                    return eager[node]
+                node = self.analysis.parents.get(node)
+            return None
         statements = self.unit_statements
         while node is not None:
             if node in statements:
@@ -206,7 +216,8 @@ class Context:
                     template, form_applicability, names = self._template(option, field.value, statement)
                     if form_applicability is not Applicability.SAFE:
                         applicability = Applicability.UNSAFE
-                        blocked.append(f"{field.path}: {option.notes}")
+                        shown = " ".join(field_shown(field, self.code).split())
+                        blocked.append(f"{shown}: {option.caveat or option.notes}")
                     if not template:
                         lines += [(indent + c, False) for c in inline]
                         continue
@@ -391,6 +402,14 @@ class Context:
         new = f"{SHIM_MODULE}.{shim_name}"
         edit = Edit(self.source.start(call.func), self.source.end(call.func), new)
         return [edit, *self.realign(call.func, len(new) - len(self.code(call.func)))]
+
+    def configure_edit(self, call: ast.Call) -> Edit:
+        """`enable_eager_execution(config=X)` -> `tfcompat_threads.configure(X)`."""
+        from .analysis import eager_config
+
+        argument = eager_config(call)
+        value = argument.value if type(argument) is ast.keyword else argument
+        return Edit(self.source.start(call), self.source.end(call), f"{SHIM_MODULE}.configure({self.code(value)})")
 
     def realign(self, node: ast.AST, delta: int) -> list[Edit]:
         """When `node` (renamed, `delta` characters longer) is the function of

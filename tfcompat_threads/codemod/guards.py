@@ -1,11 +1,11 @@
-"""Code that only runs on TensorFlow 1: the branch of an `if` whose test
-decides between TF1 and TF2 (`hasattr(tf, 'ConfigProto')`, a comparison of
-`tf.__version__`). That code is already right where it runs; the codemod
-leaves it alone (no finding, no change).
+"""Code that never runs on TensorFlow 2: the branch of an `if` whose test
+says which TensorFlow runs (`hasattr(tf, 'ConfigProto')`, `hasattr(tf,
+'config')`, a comparison of `tf.__version__`) and that TF2 does not take.
+That code is right where it runs (TF1); the codemod leaves it alone (no
+finding, no change).
 
-A test is decided by evaluating it twice, with TensorFlow 1.15 and 2.15, over
-a small whitelist of operations (no user code runs): when both give a bool
-and they differ, the branch taken with 1.15 is TF1-only.
+A test is decided by evaluating it with TensorFlow 2.15 over a small
+whitelist of operations (no user code runs) when it names TensorFlow.
 """
 
 from __future__ import annotations
@@ -15,10 +15,16 @@ import operator
 
 from . import symbols as sym
 
-# Names that TF2's root module does not have: hasattr(tf, NAME) is true on TF1 only.
+# Names that TF2's root module does not have: hasattr(tf, NAME) is false on TF2.
 TF1_MARKERS = sym.TF1_ONLY | {
     "placeholder", "contrib", "variable_scope", "get_variable", "get_default_graph", "app", "flags",
     "logging", "Print", "train.Saver", "global_variables_initializer", "layers",
+}
+# Names that TF2's modules have: hasattr(tf, NAME) (or tf.config, ...) is true on TF2.
+TF2_MARKERS = {
+    "config", "compat", "function", "keras", "data", "distribute", "io", "math", "nn", "random", "saved_model",
+    "summary", "debugging", "test", "train", "experimental", "set_memory_growth", "list_physical_devices",
+    "threading", "v1", "v2",
 }
 _VERSIONS = {"1": "1.15.5", "2": "2.15.0"}
 _COMPARE = {
@@ -33,28 +39,27 @@ class Undecided(Exception):
 
 
 def tf1_regions(analysis) -> list[tuple[int, int]]:
-    """Text ranges [start, end) of the statements that run on TF1 only."""
+    """Text ranges [start, end) of the statements that TF2 never runs."""
     regions = []
     for node in analysis.names.scopes:
-        if type(node) is not ast.If:
+        if type(node) is not ast.If or not _names_tensorflow(analysis, node.test):
             continue
         try:
-            on_tf1, on_tf2 = (_truth(analysis, node.test, major) for major in ("1", "2"))
+            on_tf2 = _truth(analysis, node.test, "2")
         except (Undecided, ArithmeticError, ValueError, TypeError, IndexError, AttributeError, RecursionError):
             continue
-        if on_tf1 == on_tf2:
-            continue
-        branch = node.body if on_tf1 else node.orelse
+        branch = node.orelse if on_tf2 else node.body
         if branch:
             regions.append((analysis.source.start(branch[0]), analysis.source.end(branch[-1])))
     return sorted(regions)
 
 
 def _truth(analysis, test: ast.expr, major: str) -> bool:
-    value = _evaluate(analysis, test, major)
-    if type(value) is not bool:
-        value = bool(value)
-    return value
+    return bool(_evaluate(analysis, test, major))
+
+
+def _names_tensorflow(analysis, test: ast.expr) -> bool:
+    return any(type(n) in (ast.Name, ast.Attribute) and _is_tensorflow(analysis, n) for n in ast.walk(test))
 
 
 def _is_tensorflow(analysis, node: ast.expr) -> bool:
@@ -118,10 +123,12 @@ def _call(analysis, node: ast.Call, major: str):
             analysis.qnames(func):
         target, name = node.args
         attribute = _evaluate(analysis, name, major)
-        if not isinstance(attribute, str) or not _is_tensorflow(analysis, target):
+        if not isinstance(attribute, str) or not _is_tensorflow(analysis, _root(target)):
             raise Undecided
-        if attribute in TF1_MARKERS:
+        if attribute in TF1_MARKERS and target is _root(target):
             return major == "1"
+        if attribute in TF2_MARKERS:
+            return True
         raise Undecided
     args = [_evaluate(analysis, arg, major) for arg in node.args]
     if type(func) is ast.Name and func.id in ("int", "float", "str", "tuple") and \
@@ -140,6 +147,12 @@ def _call(analysis, node: ast.Call, major: str):
 
         return _Comparable(parse_version(args[0]) if name != "Version" else Version(args[0]))
     raise Undecided
+
+
+def _root(node: ast.expr) -> ast.expr:
+    while type(node) is ast.Attribute:
+        node = node.value
+    return node
 
 
 class _Comparable:

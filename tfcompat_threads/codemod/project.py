@@ -29,13 +29,20 @@ class Project:
 
     @staticmethod
     def of(filename: str | None) -> Project | None:
-        """The project of a file: its git work tree, else its folder."""
+        """The project of a file: its git work tree; else the nearest folder
+        above it with a setup.py, setup.cfg or pyproject.toml; else the folder
+        its top-level package is in (or its own)."""
         if not filename or filename == "-" or not os.path.exists(filename):
             return None
         folder = Path(os.path.abspath(filename)).parent
         for candidate in (folder, *folder.parents):
             if (candidate / ".git").exists():
                 return _cached(candidate)
+        for candidate in (folder, *folder.parents):
+            if any((candidate / name).is_file() for name in ("setup.py", "setup.cfg", "pyproject.toml")):
+                return _cached(candidate)
+        while (folder / "__init__.py").is_file() and folder.parent != folder:
+            folder = folder.parent
         return _cached(folder)
 
     # -- files -------------------------------------------------------------------

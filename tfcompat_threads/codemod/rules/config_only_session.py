@@ -5,6 +5,7 @@ from __future__ import annotations
 from ...options import Applicability
 from ..context import SHIM_MODULE
 from ..findings import ERROR, EnsureImport, Fix
+from .. import symbols as sym
 from ..symbols import SHIM_NAMES
 from . import Example, Rule
 
@@ -71,6 +72,8 @@ tf.config.threading.set_intra_op_parallelism_threads(2)
                     if (symbol := context.analysis.symbol(call.func)) is not None and symbol.name in SHIM_NAMES
                     for edit in context.shim_call_edits(call, SHIM_NAMES[symbol.name])
                 ]
+                edits += [context.configure_edit(call) for call in unit.sessions
+                          if context.analysis.symbol(call.func).name == sym.ENABLE_EAGER]
                 fix = Fix(Applicability.SAFE, "tfcompat_threads applies the config process-wide",
                           [*edits, EnsureImport(SHIM_MODULE, None)])
             elif plan.fields_unknown:

@@ -51,7 +51,7 @@ tf.config.threading.set_intra_op_parallelism_threads(2)
             else:
                 cover = None
             why = reached[call].reason if call in reached and reached[call].reason else \
-                "its session is not made in this file"
+                _session_source(context, call)
             yield context.finding(
                 self.code,
                 call,
@@ -61,6 +61,25 @@ tf.config.threading.set_intra_op_parallelism_threads(2)
                 "or configure the process with tf.config.threading instead of a session",
                 cover=cover,
             )
+
+
+def _session_source(context, call) -> str:
+    """Where the session given to set_session comes from, as the source says it."""
+    import ast
+
+    argument = call.args[0] if call.args else None
+    if type(argument) is ast.Call:
+        return f"its session comes from {context.code(argument.func)}()"
+    if type(argument) is ast.Name:
+        for binding in context.analysis.scope_of(argument).visible(argument.id):
+            holder = context.analysis.parents.get(binding.node)
+            if type(holder) is ast.withitem and type(holder.context_expr) is ast.Call:
+                return f"its session comes from {context.code(holder.context_expr.func)}()"
+            if type(holder) is ast.Assign and type(holder.value) is ast.Call:
+                return f"its session comes from {context.code(holder.value.func)}()"
+            if binding.kind == "param":
+                return f"its session is the parameter `{argument.id}`"
+    return "its session is made elsewhere"
 
 
 RULE = KerasSetSession()

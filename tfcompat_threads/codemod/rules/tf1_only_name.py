@@ -62,7 +62,7 @@ with tf.compat.v1.Session(config=config) as sess:
                 continue  # `tf.RunOptions.FULL_TRACE`: the inner `tf.RunOptions` is renamed
             if node in shim_keys or type(node) is ast.Name:
                 continue  # the shim call says it; a bare name is its `from tensorflow import`
-            unit = context.unit_replacing(node) if context.target == "native" else None
+            unit = context.unit_replacing(node)
             cover = Cover((context.unit_key(unit),), "reported") if unit is not None else None
             key = f"rename@{context.source.start(node)}"
             rename_keys[node] = key
@@ -164,7 +164,7 @@ with tf.compat.v1.Session(config=config) as sess:
             if node in edited_keys:
                 return edited_keys[node]
             node = context.analysis.parents.get(node)
-        unit = context.unit_replacing(reference) if context.target == "native" else None
+        unit = context.unit_replacing(reference)
         return context.unit_key(unit) if unit is not None else None
 
 
