@@ -280,12 +280,16 @@ def _read_regular(path: str, follow: bool = True) -> tuple[bytes, os.stat_result
         _check_regular(info)
         chunks = []
         left = MAX_FILE_BYTES + 1
+        want = min(info.st_size + 1, left)  # a regular file reads whole in one call, and a short read is its end
         while left > 0:
-            chunk = os.read(fd, min(left, 1024 * 1024))
+            chunk = os.read(fd, want)
             if not chunk:
                 break
             chunks.append(chunk)
             left -= len(chunk)
+            if len(chunk) < want:
+                break
+            want = min(left, 1024 * 1024)
     finally:
         os.close(fd)
     data = b"".join(chunks)

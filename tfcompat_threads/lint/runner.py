@@ -119,7 +119,8 @@ def undecodable(data: bytes, path: str) -> str | None:
         return None
     if b"\0" in data:
         return f"{path}:1:1: cannot parse: the file holds null bytes (not Python source)"
-    if b"coding" not in b"\n".join(data.split(b"\n", 2)[:2]):  # no coding cookie: UTF-8, or not Python
+    second = data.find(b"\n", data.find(b"\n") + 1)
+    if b"coding" not in data[: second if second >= 0 else len(data)]:  # no coding cookie: UTF-8, or not Python
         try:
             data.decode("utf-8")
             return None
@@ -163,7 +164,7 @@ def _worker_init(parent: int) -> None:
 def run(paths: Iterable[str], settings: Settings, mode: Mode, jobs: int | None = None) -> Iterator[FileResult]:
     """Results for `paths`, in order. Clean files are settled here by the byte
     test; the others are parsed in `jobs` processes (default: CPU count)."""
-    enabled = settings.enabled()
+    enabled = None  # the rules are imported only when a file needs them
     items: list[tuple | FileResult] = []
     for path in paths:
         try:
@@ -172,6 +173,7 @@ def run(paths: Iterable[str], settings: Settings, mode: Mode, jobs: int | None =
             items.append(FileResult(path, error=str(error)))
             continue
         if may_need_codemod(data):
+            enabled = enabled if enabled is not None else settings.enabled()
             items.append((path, data, settings, mode, enabled))
         else:  # nothing to change: its bytes are not kept, unless it cannot be read as Python
             items.append(FileResult(path, error=undecodable(data, path)))

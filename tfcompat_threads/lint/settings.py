@@ -58,6 +58,8 @@ FILE_KEYS = {
 
 def check_codes(selectors, where: str) -> None:
     """Every selector names a rule (a code, a prefix, a name, an old code)."""
+    if not selectors:
+        return  # the rules are not imported for nothing
     from ..codemod.rules import UnknownCode, expand
 
     for selector in selectors:
