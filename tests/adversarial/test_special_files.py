@@ -10,6 +10,7 @@ repositories and submodules are walked as git sees them (the outer
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import stat
@@ -157,6 +158,41 @@ def test_symlink_loop_in_a_walked_folder_does_not_stop_the_walk(tmp_path):
     assert_no_traceback(run)
     assert run.returncode == 0, run
     assert_fixed(tmp_path, "a.py", "sub/b.py")
+
+
+def test_a_folder_tree_deeper_than_the_recursion_limit_is_walked(tmp_path):
+    """The walk is iterative: 1,200 nested folders (Python's os.walk recursed,
+    and its limit is 1,000) are walked, and the file at the bottom is fixed."""
+    legacy(tmp_path, "a.py")
+    folders = [tmp_path / "d"]
+    for _ in range(1199):  # os.makedirs recurses too
+        folders.append(folders[-1] / "d")
+    try:
+        for folder in folders:
+            folder.mkdir()
+        legacy(folders[-1], "b.py")
+        run = tft("fix", ".", cwd=tmp_path, timeout=60)
+        assert_no_traceback(run)
+        assert run.returncode == 0, run
+        assert_fixed(tmp_path, "a.py", "/".join(["d"] * 1200) + "/b.py")
+    finally:  # bottom up: shutil.rmtree (pytest's clean-up) recurses
+        (folders[-1] / "b.py").unlink(missing_ok=True)
+        for folder in reversed(folders):
+            if folder.exists():
+                folder.rmdir()
+
+
+def test_a_link_to_a_folder_inside_the_tree_is_not_walked_twice(tmp_path):
+    """A walk does not follow links to folders: the files behind one are
+    walked once, where they are."""
+    (tmp_path / "pkg").mkdir()
+    legacy(tmp_path / "pkg", "a.py")
+    (tmp_path / "alias").symlink_to("pkg")
+    run = tft("check", ".", "--output-format", "json", cwd=tmp_path, timeout=30)
+    assert_no_traceback(run)
+    assert run.returncode == 1, run
+    names = {entry["filename"] for entry in json.loads(run.stdout)}
+    assert names == {"./pkg/a.py"}, names
 
 
 # -- nested git repositories and submodules (item 11) ----------------------------------------

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import sys
 import time
-from pathlib import Path
 
 import click
 
@@ -116,7 +115,7 @@ def _indent(code: str) -> str:
 def _settings(paths, stdin_filename, target, unsafe_fixes, select, ignore):
     from .settings import SettingsError, check_codes, load
 
-    first = Path(stdin_filename) if stdin_filename else Path(paths[0] if paths[0] != "-" else ".")
+    first = stdin_filename or (paths[0] if paths[0] != "-" else ".")
     try:
         settings = load(first)
         check_codes(_codes(select), "--select")
@@ -182,7 +181,7 @@ def _run(mode: Mode, paths, target, unsafe_fixes, select, ignore, output_format,
             report.changed_file(result.path, result.fixed)
         else:
             try:
-                write_atomic(Path(result.path), result.fixed_source, result.source)
+                write_atomic(result.path, result.fixed_source, result.source)
             except FileError as error:  # nothing was fixed: its findings stand, as check shows them
                 report.failed(str(error))
                 kept = [(p, f) for p, f in entries if p != result.path]

@@ -22,7 +22,6 @@ import os
 import stat
 import sys
 from contextlib import contextmanager
-from pathlib import Path
 
 SUFFIXES = (".py", ".ipynb")
 # Folders never walked into (a folder named explicitly is still walked).
@@ -56,12 +55,22 @@ class Excludes:
                        for p in self._paths)
         return False
 
-    def matches(self, path: Path, root: Path) -> bool:
-        try:
-            relative = path.resolve().relative_to(root.resolve()).as_posix()
-        except ValueError:
-            relative = path.as_posix()
-        return self.matches_relative(relative)
+    def matches(self, path: str, root: str) -> bool:
+        real, top = os.path.realpath(path), os.path.realpath(root)
+        if real == top:
+            relative = "."
+        elif real.startswith(top.rstrip(os.sep) + os.sep):
+            relative = real[len(top.rstrip(os.sep)) + 1:]
+        else:
+            relative = clean(path)
+        return self.matches_relative(relative.replace(os.sep, "/"))
+
+
+def clean(raw: str) -> str:
+    """`raw` as pathlib spells it (the names runs show): without `.` parts,
+    doubled or trailing slashes."""
+    head = "/" if raw.startswith("/") else ""
+    return head + "/".join(part for part in raw.split("/") if part and part != ".") or "."
 
 
 def _wild(pattern: str) -> bool:
@@ -72,12 +81,8 @@ class FileError(Exception):
     """A path that cannot be read or written; the message names it."""
 
 
-def _skipped_dir(folder: str, name: str) -> bool:
-    return (
-        name.startswith(".")
-        or name in SKIPPED_DIRS
-        or os.path.exists(os.path.join(folder, name, "pyvenv.cfg"))
-    )
+def _skipped_dir(path: str, name: str) -> bool:
+    return name.startswith(".") or name in SKIPPED_DIRS or os.path.exists(path + "/pyvenv.cfg")
 
 
 def _inside(path: str, root: str) -> bool:
@@ -94,7 +99,7 @@ def discover(paths: list[str], excludes: Excludes, force_exclude: bool = False) 
     file), unless --force-exclude and an exclude matches."""
     found: dict[str, None] = {}
     errors: list[str] = []
-    cwd = Path.cwd()
+    cwd = os.getcwd()
     for raw in paths:
         try:
             info = os.stat(raw)
@@ -102,9 +107,9 @@ def discover(paths: list[str], excludes: Excludes, force_exclude: bool = False) 
             errors.append(_missing(raw, error))
             continue
         if stat.S_ISDIR(info.st_mode):
-            for file in _walk(Path(raw), excludes):
+            for file in _walk(clean(raw), excludes):
                 found[file] = None
-        elif not (force_exclude and excludes.matches(Path(raw), cwd)):
+        elif not (force_exclude and excludes.matches(raw, cwd)):
             found[raw] = None
     return list(found), errors
 
@@ -119,41 +124,72 @@ def _missing(raw: str, error: OSError) -> str:
     return f"{raw}: cannot read: {error.strerror or error}"
 
 
-def _walk(top: Path, excludes: Excludes) -> list[str]:
+def _walk(top: str, excludes: Excludes) -> list[str]:
     """Files below `top`: what git does not ignore inside a work tree, else
     a plain walk; either way without skipped folders, excluded paths, or
     links that lead out of the tree (or nowhere, or round in a loop)."""
     root = os.path.realpath(top)
-    listed = _git_files(os.fspath(top), excludes)
+    links: set[str] | None = set()  # what the plain walk saw to be a link; None: ask each file
+    listed = _git_files(top, excludes)
     if listed is None:
-        listed = _os_walk(os.fspath(top), excludes)
+        listed = _os_walk(top, excludes, links)
+    else:
+        links = None
     files = []
+    head = top if top.endswith("/") else top + "/"  # os.path.join, without its cost per file
     for relative in listed:
         if not relative.endswith(SUFFIXES) or excludes.matches_relative(relative):
             continue
-        path = os.path.join(top, relative)
-        if os.path.islink(path) and not (os.path.exists(path) and _inside(path, root)):
+        path = head + relative
+        if (os.path.islink(path) if links is None else relative in links) and not (
+            os.path.exists(path) and _inside(path, root)
+        ):
             continue
         files.append(path)
     return files
 
 
-def _os_walk(top: str, excludes: Excludes) -> list[str]:
-    """A plain walk; a git repository met on the way is listed as git sees it."""
+def _os_walk(top: str, excludes: Excludes, links: set[str]) -> list[str]:
+    """A plain walk (os.walk's order, without following links to folders,
+    iterative however deep the tree is); a git repository met on the way is
+    listed as git sees it. Files that are links go into `links` too."""
     listed = []
-    for folder, dirnames, filenames in os.walk(top):
-        relative = os.path.relpath(folder, top)
-        prefix = "" if relative == "." else relative.replace(os.sep, "/") + "/"
-        dirnames[:] = sorted(
-            d for d in dirnames if not _skipped_dir(folder, d) and not excludes.matches_relative(prefix + d)
-        )
+    stack = [(top, "")]
+    while stack:
+        folder, prefix = stack.pop()
+        try:
+            with os.scandir(folder) as entries:
+                entries = list(entries)
+        except OSError:  # unreadable or gone: os.walk's default is to pass it by
+            continue
+        dirnames, filenames = [], []
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            if not is_dir:
+                filenames.append(entry.name)
+                if entry.is_symlink():
+                    links.add(prefix + entry.name)
+            elif not entry.is_symlink():
+                dirnames.append(entry.name)
         listed += [prefix + f for f in sorted(filenames)]
-        for name in [d for d in dirnames if _is_repository(os.path.join(folder, d))]:
-            dirnames.remove(name)
-            inner = _git_files(os.path.join(folder, name), excludes, prefix + name + "/")
-            if inner is None:
-                inner = _os_walk(os.path.join(folder, name), excludes)
-            listed += [prefix + name + "/" + f for f in inner]
+        inner_folders = []
+        for name in sorted(dirnames):
+            path = f"{folder}/{name}"
+            if _skipped_dir(path, name) or excludes.matches_relative(prefix + name):
+                continue
+            if _is_repository(path):
+                inner = _git_files(path, excludes, prefix + name + "/")
+                if inner is None:
+                    inner_links: set[str] = set()
+                    inner = _os_walk(path, excludes, inner_links)
+                    links.update(prefix + name + "/" + f for f in inner_links)
+                listed += [prefix + name + "/" + f for f in inner]
+            else:
+                inner_folders.append((path, prefix + name + "/"))
+        stack += reversed(inner_folders)
     return listed
 
 
@@ -193,8 +229,8 @@ def _git_files(top: str, excludes: Excludes, prefix: str = "") -> list[str] | No
         if not folder:
             return False
         if folder not in skipped:
-            parent, _, last = folder.rpartition("/")
-            skipped[folder] = in_skipped_folder(folder) or _skipped_dir(os.path.join(top, parent), last)
+            last = folder.rpartition("/")[2]
+            skipped[folder] = in_skipped_folder(folder) or _skipped_dir(os.path.join(top, folder), last)
         return skipped[folder]
 
     listed = []
@@ -212,7 +248,7 @@ def _git_files(top: str, excludes: Excludes, prefix: str = "") -> list[str] | No
                     if _is_repository(path):
                         inner = _git_files(path, excludes, prefix + folder + "/")
                     if inner is None:  # git refused it (an unpopulated submodule, ownership): a plain walk
-                        inner = _os_walk(path, excludes)
+                        inner = _os_walk(path, excludes, set())  # its links are looked at one by one
                     listed += [folder + "/" + f for f in inner]
                 continue
         listed.append(name)
@@ -335,7 +371,7 @@ def read_stdin() -> bytes:
 # -- writing -------------------------------------------------------------------------
 
 
-def write_atomic(path: Path, data: bytes, expected: bytes) -> None:
+def write_atomic(path: str, data: bytes, expected: bytes) -> None:
     """Replace the file at `path` (a link is written through to its target)
     with `data` in one rename, if it still holds `expected`, the bytes that
     were read (and, for SourceBytes, is still the file they were read from);

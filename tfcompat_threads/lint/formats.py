@@ -9,7 +9,6 @@ percent-encoded, JSON is JSON for any name.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from .. import __version__
 
@@ -213,6 +212,7 @@ def sarif(entries: list[tuple[str, object]]) -> str:
 def uri(filename: str) -> str:
     """A SARIF artifact URI: relative and percent-encoded (the file name's own
     bytes), or a file: URI."""
+    from pathlib import Path
     from urllib.parse import quote
 
     path = Path(filename)

@@ -121,6 +121,8 @@ def undecodable(data: bytes, path: str) -> str | None:
         return f"{path}:1:1: cannot parse: the file holds null bytes (not Python source)"
     second = data.find(b"\n", data.find(b"\n") + 1)
     if b"coding" not in data[: second if second >= 0 else len(data)]:  # no coding cookie: UTF-8, or not Python
+        if data.isascii():  # no allocation: the common case
+            return None
         try:
             data.decode("utf-8")
             return None

@@ -9,7 +9,7 @@ type, or a rule code that does not exist is an error, never ignored.
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
+import os
 
 from .files import Excludes
 
@@ -30,7 +30,7 @@ class Settings:
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     unsafe_fixes: bool = False
-    source: Path | None = dataclasses.field(default=None, compare=False)
+    source: str | None = dataclasses.field(default=None, compare=False)
     """The pyproject.toml the settings came from."""
 
     def replace(self, **changes) -> Settings:
@@ -69,21 +69,21 @@ def check_codes(selectors, where: str) -> None:
             raise SettingsError(f"{where}: {error}") from None
 
 
-def find_pyproject(start: Path) -> Path | None:
-    try:
-        folder = start.resolve()
-    except (OSError, RuntimeError):  # a symbolic link loop: its folder is where it is
-        folder = start.absolute().parent
-    if not folder.is_dir():
-        folder = folder.parent
-    for candidate in (folder, *folder.parents):
-        path = candidate / "pyproject.toml"
-        if path.is_file():
+def find_pyproject(start: str) -> str | None:
+    folder = os.path.realpath(start)  # a symbolic link loop stays itself: its folder is where it is
+    if not os.path.isdir(folder):
+        folder = os.path.dirname(folder)
+    while True:
+        path = os.path.join(folder, "pyproject.toml")
+        if os.path.isfile(path):
             return path
-    return None
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
 
 
-def load(start: Path) -> Settings:
+def load(start: str) -> Settings:
     path = find_pyproject(start)
     if path is None:
         return Settings()
@@ -108,9 +108,10 @@ def load(start: Path) -> Settings:
     return Settings(source=path, **values)
 
 
-def _read_section(path: Path) -> dict:
+def _read_section(path: str) -> dict:
     try:
-        raw = path.read_bytes()
+        with open(path, "rb") as file:
+            raw = file.read()
     except OSError as error:
         raise SettingsError(f"{path}: cannot read: {error.strerror or error}") from None
     if b"tfcompat-threads" not in raw and b"tfcompat_threads" not in raw:
