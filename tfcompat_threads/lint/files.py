@@ -124,72 +124,81 @@ def _missing(raw: str, error: OSError) -> str:
     return f"{raw}: cannot read: {error.strerror or error}"
 
 
+class RegularFile(str):
+    """A path the plain walk saw, in its folder's entry, to be a regular file
+    (not a link): reading it needs no stat before the open (the open's fstat
+    still checks it)."""
+
+    __slots__ = ()
+
+
 def _walk(top: str, excludes: Excludes) -> list[str]:
     """Files below `top`: what git does not ignore inside a work tree, else
     a plain walk; either way without skipped folders, excluded paths, or
     links that lead out of the tree (or nowhere, or round in a loop)."""
     root = os.path.realpath(top)
-    links: set[str] | None = set()  # what the plain walk saw to be a link; None: ask each file
+    kinds: dict[str, str] | None = {}  # what the plain walk saw each file to be; None: ask each file
     listed = _git_files(top, excludes)
     if listed is None:
-        listed = _os_walk(top, excludes, links)
+        listed = _os_walk(top, excludes, kinds)
     else:
-        links = None
+        kinds = None
     files = []
     head = top if top.endswith("/") else top + "/"  # os.path.join, without its cost per file
     for relative in listed:
         if not relative.endswith(SUFFIXES) or excludes.matches_relative(relative):
             continue
         path = head + relative
-        if (os.path.islink(path) if links is None else relative in links) and not (
-            os.path.exists(path) and _inside(path, root)
-        ):
+        kind = kinds.get(relative) if kinds is not None else "link" if os.path.islink(path) else None
+        if kind == "link" and not (os.path.exists(path) and _inside(path, root)):
             continue
-        files.append(path)
+        files.append(RegularFile(path) if kind == "file" else path)
     return files
 
 
-def _os_walk(top: str, excludes: Excludes, links: set[str]) -> list[str]:
-    """A plain walk (os.walk's order, without following links to folders,
-    iterative however deep the tree is); a git repository met on the way is
-    listed as git sees it. Files that are links go into `links` too."""
+def _os_walk(top: str, excludes: Excludes, kinds: dict[str, str]) -> list[str]:
+    """A plain walk, in sorted order, without following links to folders and
+    iterative however deep the tree is. A folder below `top` that holds
+    `pyvenv.cfg` (a virtual environment) is skipped, one that holds `.git` (a
+    file for submodules and worktrees) is listed as its git sees it. Each
+    file's kind as its folder entry says, "file" or "link", goes into `kinds`
+    (no stat per file)."""
     listed = []
     stack = [(top, "")]
     while stack:
         folder, prefix = stack.pop()
         try:
-            with os.scandir(folder) as entries:
-                entries = list(entries)
-        except OSError:  # unreadable or gone: os.walk's default is to pass it by
+            with os.scandir(folder) as found:
+                entries = sorted(found, key=lambda entry: entry.name)
+        except OSError:  # unreadable or gone: passed by, as os.walk does
             continue
-        dirnames, filenames = [], []
+        if prefix:
+            names = {entry.name for entry in entries}
+            if "pyvenv.cfg" in names:
+                continue
+            if ".git" in names:
+                inner = _git_files(folder, excludes, prefix)
+                if inner is not None:  # else git refused it: walked as a plain folder
+                    listed += [prefix + name for name in inner]
+                    continue
+        subfolders = []
         for entry in entries:
+            name = entry.name
             try:
                 is_dir = entry.is_dir()
             except OSError:
                 is_dir = False
-            if not is_dir:
-                filenames.append(entry.name)
-                if entry.is_symlink():
-                    links.add(prefix + entry.name)
-            elif not entry.is_symlink():
-                dirnames.append(entry.name)
-        listed += [prefix + f for f in sorted(filenames)]
-        inner_folders = []
-        for name in sorted(dirnames):
-            path = f"{folder}/{name}"
-            if _skipped_dir(path, name) or excludes.matches_relative(prefix + name):
+            if is_dir:
+                if not (entry.is_symlink() or name.startswith(".") or name in SKIPPED_DIRS
+                        or excludes.matches_relative(prefix + name)):
+                    subfolders.append((f"{folder}/{name}", f"{prefix}{name}/"))
                 continue
-            if _is_repository(path):
-                inner = _git_files(path, excludes, prefix + name + "/")
-                if inner is None:
-                    inner_links: set[str] = set()
-                    inner = _os_walk(path, excludes, inner_links)
-                    links.update(prefix + name + "/" + f for f in inner_links)
-                listed += [prefix + name + "/" + f for f in inner]
-            else:
-                inner_folders.append((path, prefix + name + "/"))
-        stack += reversed(inner_folders)
+            listed.append(prefix + name)
+            if entry.is_symlink():
+                kinds[prefix + name] = "link"
+            elif entry.is_file(follow_symlinks=False):
+                kinds[prefix + name] = "file"
+        stack += reversed(subfolders)
     return listed
 
 
@@ -248,7 +257,7 @@ def _git_files(top: str, excludes: Excludes, prefix: str = "") -> list[str] | No
                     if _is_repository(path):
                         inner = _git_files(path, excludes, prefix + folder + "/")
                     if inner is None:  # git refused it (an unpopulated submodule, ownership): a plain walk
-                        inner = _os_walk(path, excludes, set())  # its links are looked at one by one
+                        inner = _os_walk(path, excludes, {})  # its links are looked at one by one
                     listed += [folder + "/" + f for f in inner]
                 continue
         listed.append(name)
@@ -306,10 +315,12 @@ def _too_big(size: int) -> _Refused:
 
 def _read_regular(path: str, follow: bool = True) -> tuple[bytes, os.stat_result]:
     """The bytes of a regular file, at most MAX_FILE_BYTES. Looked at before it
-    is opened (opening a FIFO blocks, opening a device may act), and again
-    once open (it may have been swapped in between). `follow=False`: a link
-    is refused (O_NOFOLLOW). _Refused or OSError when it cannot be read."""
-    _check_regular(os.stat(path) if follow else os.lstat(path))
+    is opened (opening a FIFO blocks, opening a device may act; a RegularFile
+    was looked at by the walk), and again once open (it may have been swapped
+    in between). `follow=False`: a link is refused (O_NOFOLLOW). _Refused or
+    OSError when it cannot be read."""
+    if not isinstance(path, RegularFile):
+        _check_regular(os.stat(path) if follow else os.lstat(path))
     fd = os.open(path, _OPEN_FLAGS | (0 if follow else getattr(os, "O_NOFOLLOW", 0)))
     try:
         info = os.fstat(fd)
