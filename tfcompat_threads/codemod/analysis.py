@@ -116,8 +116,11 @@ class Analysis:
         self.references: list[tuple[ast.AST, Symbol]] = []
         self.calls: list[tuple[ast.Call, Symbol]] = []
         self._symbols: dict[ast.AST, Symbol | None] = {}
+        self.ifs: list[ast.If] = []
+        """Every if statement, in walk order (codemod/guards.py reads their tests)."""
         imported = self.names.imported
-        Name, Attribute, Call, Import, ImportFrom = ast.Name, ast.Attribute, ast.Call, ast.Import, ast.ImportFrom
+        Name, Attribute, Call, If = ast.Name, ast.Attribute, ast.Call, ast.If
+        Import, ImportFrom = ast.Import, ast.ImportFrom
         star = bool(self.star_modules)
         for node in self.names.scopes:  # every node, in walk order
             kind = type(node)  # not isinstance: cheaper, and the classes are final
@@ -133,6 +136,8 @@ class Analysis:
                         self.calls.append((node, symbol))
             elif kind is Import or kind is ImportFrom:
                 self.imports.append(node)
+            elif kind is If:
+                self.ifs.append(node)
         from .guards import tf1_regions
 
         self.tf1_regions = tf1_regions(self)

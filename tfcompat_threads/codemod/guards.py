@@ -41,8 +41,8 @@ class Undecided(Exception):
 def tf1_regions(analysis) -> list[tuple[int, int]]:
     """Text ranges [start, end) of the statements that TF2 never runs."""
     regions = []
-    for node in analysis.names.scopes:
-        if type(node) is not ast.If or not _names_tensorflow(analysis, node.test):
+    for node in analysis.ifs:
+        if not _names_tensorflow(analysis, node.test):
             continue
         try:
             on_tf2 = _truth(analysis, node.test, "2")
@@ -59,7 +59,11 @@ def _truth(analysis, test: ast.expr, major: str) -> bool:
 
 
 def _names_tensorflow(analysis, test: ast.expr) -> bool:
-    return any(type(n) in (ast.Name, ast.Attribute) and _is_tensorflow(analysis, n) for n in ast.walk(test))
+    nodes = list(ast.walk(test))
+    imported = analysis.names.imported
+    if not analysis.star_modules and not any(type(n) is ast.Name and n.id in imported for n in nodes):
+        return False  # no name an import binds: no name of TensorFlow's (the commonest test)
+    return any(type(n) in (ast.Name, ast.Attribute) and _is_tensorflow(analysis, n) for n in nodes)
 
 
 def _is_tensorflow(analysis, node: ast.expr) -> bool:

@@ -165,52 +165,82 @@ def _worker_init(parent: int) -> None:
 
 def run(paths: Iterable[str], settings: Settings, mode: Mode, jobs: int | None = None) -> Iterator[FileResult]:
     """Results for `paths`, in order. Clean files are settled here by the byte
-    test; the others are parsed in `jobs` processes (default: CPU count)."""
-    enabled = None  # the rules are imported only when a file needs them
-    items: list[tuple | FileResult] = []
-    for path in paths:
-        try:
-            data = read_bytes(path)
-        except FileError as error:
-            items.append(FileResult(path, error=str(error)))
-            continue
-        if may_need_codemod(data):
-            enabled = enabled if enabled is not None else settings.enabled()
-            items.append((path, data, settings, mode, enabled))
-        else:  # nothing to change: its bytes are not kept, unless it cannot be read as Python
-            items.append(FileResult(path, error=undecodable(data, path)))
-    work = [item for item in items if isinstance(item, tuple)]
+    test; the others are parsed in `jobs` processes (default: CPU count),
+    which start on the first files while the rest are still being read."""
     jobs = jobs or os.cpu_count() or 1
-    if len(work) > 1 and jobs > 1:
-        done = iter(_in_pool(work, min(jobs, len(work))))
-        for item in items:
-            yield next(done) if isinstance(item, tuple) else item
-    else:
-        for item in items:
-            yield _process_item(item) if isinstance(item, tuple) else item
-
-
-def _in_pool(work: list[tuple], jobs: int) -> Iterator[FileResult]:
-    """Results of `work` in order from a process pool. A worker that dies
-    (a crash in native code) breaks the pool: the files it left unfinished
-    are run again one process each, so the one that kills its process is
-    reported, and the others are done."""
-    from concurrent.futures import ProcessPoolExecutor
-    from concurrent.futures.process import BrokenProcessPool
-
-    from ..codemod import engine  # noqa: F401  imported once here, inherited by the forked workers
-
-    results: dict[int, FileResult] = {}
-    with ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init, initargs=(os.getpid(),)) as pool:
-        futures = [pool.submit(_process_item, item) for item in work]
-        for index, future in enumerate(futures):
+    enabled = None  # the rules are imported only when a file needs them
+    items: list[int | FileResult] = []  # a result, or the index of a work item
+    work: list[tuple] = []
+    pool = None
+    try:
+        for path in paths:
             try:
-                results[index] = future.result()
+                data = read_bytes(path)
+            except FileError as error:
+                items.append(FileResult(path, error=str(error)))
+                continue
+            if not may_need_codemod(data):  # nothing to change: its bytes are not kept (unless not Python)
+                items.append(FileResult(path, error=undecodable(data, path)))
+                continue
+            enabled = enabled if enabled is not None else settings.enabled()
+            items.append(len(work))
+            work.append((path, data, settings, mode, enabled))
+            if pool is None and len(work) == 2 and jobs > 1:  # one file alone is parsed here, without a pool
+                pool = _Pool(jobs)
+                pool.submit(work[0])
+            if pool is not None:
+                pool.submit(work[-1])
+    except BaseException:  # Ctrl-C while reading: the work queued so far is not waited for
+        if pool is not None:
+            pool.executor.shutdown(wait=False, cancel_futures=True)
+        raise
+    done = pool.results() if pool is not None else (_process_item(item) for item in work)
+    for item in items:
+        yield next(done) if isinstance(item, int) else item
+
+
+class _Pool:
+    """Work items run in a process pool from the moment they are submitted;
+    `results()` in submission order. A worker that dies (a crash in native
+    code) breaks the pool: the files it left unfinished are run again one
+    process each, so the one that kills its process is reported, and the
+    others are done."""
+
+    def __init__(self, jobs: int) -> None:
+        from concurrent.futures import ProcessPoolExecutor
+
+        from ..codemod import engine  # noqa: F401  imported once here, inherited by the forked workers
+
+        self.executor = ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init, initargs=(os.getpid(),))
+        self.work: list[tuple] = []
+        self.futures: list = []
+
+    def submit(self, item: tuple) -> None:
+        from concurrent.futures.process import BrokenProcessPool
+
+        self.work.append(item)
+        if len(self.futures) == len(self.work) - 1:  # none refused yet
+            try:
+                self.futures.append(self.executor.submit(_process_item, item))
             except BrokenProcessPool:
-                break
-            yield results[index]
-    for index in range(len(results), len(work)):
-        yield _isolated(work[index])
+                pass
+
+    def results(self) -> Iterator[FileResult]:
+        from concurrent.futures.process import BrokenProcessPool
+
+        finished = 0
+        try:
+            for future in self.futures:
+                try:
+                    result = future.result()
+                except BrokenProcessPool:
+                    break
+                finished += 1
+                yield result
+        finally:
+            self.executor.shutdown(wait=True, cancel_futures=True)
+        for item in self.work[finished:]:
+            yield _isolated(item)
 
 
 def _isolated(item: tuple) -> FileResult:

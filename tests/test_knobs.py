@@ -1,0 +1,111 @@
+"""What the two knobs do, as the README's "What the two knobs do" section says:
+each claim there that is not a shim behaviour is measured here on the real
+TensorFlow, one fresh process per scenario, by wall time or by counting the
+process's threads."""
+
+import os
+import textwrap
+
+import pytest
+
+from tests.tfproc import assert_pools, run, tf_names_threads
+
+pytestmark = pytest.mark.tf
+
+SLEEPERS = """
+import time
+import tensorflow as tf
+
+def sleeper(x):
+    time.sleep(0.5)  # a blocking op: it holds its thread, not a CPU
+    return x
+"""
+
+
+@pytest.mark.parametrize("mode", ["graph", "tf.function"])
+@pytest.mark.parametrize("inter", [1, 2])
+def test_independent_blocking_ops_wait_for_a_free_inter_op_thread(mode, inter):
+    """Two independent ops that each block for 0.5 s run side by side on an
+    inter-op pool of 2 threads (0.5 s), one after the other on a pool of 1 (1 s),
+    in a graph session and in a tf.function alike."""
+    if mode == "graph":
+        body = f"""
+        tf.compat.v1.disable_eager_execution()
+        a = tf.compat.v1.py_func(sleeper, [tf.constant(1.0)], tf.float32)
+        b = tf.compat.v1.py_func(sleeper, [tf.constant(2.0)], tf.float32)
+        total = a + b
+        config = tf.compat.v1.ConfigProto(inter_op_parallelism_threads={inter})
+        with tf.compat.v1.Session(config=config) as session:
+            session.run(total)
+            start = time.perf_counter()
+            session.run(total)
+            seconds = time.perf_counter() - start
+        """
+    else:  # stateless, so that tf.function does not order them
+        body = f"""
+        tf.config.threading.set_inter_op_parallelism_threads({inter})
+
+        @tf.function
+        def both(x, y):
+            a = tf.numpy_function(sleeper, [x], tf.float32, stateful=False)
+            b = tf.numpy_function(sleeper, [y], tf.float32, stateful=False)
+            return a + b
+
+        x, y = tf.constant(1.0), tf.constant(2.0)
+        both(x, y)
+        start = time.perf_counter()
+        both(x, y)
+        seconds = time.perf_counter() - start
+        """
+    seconds = run(SLEEPERS + textwrap.dedent(body) + "emit(seconds=seconds)\n")["seconds"]
+    if inter == 1:
+        assert seconds >= 0.95, f"one inter-op thread: the two sleeps cannot overlap ({seconds:.3f} s)"
+    else:
+        assert seconds < 0.9, f"two inter-op threads: the two sleeps overlap ({seconds:.3f} s)"
+
+
+def test_one_and_one_is_not_one_thread():
+    """intra 1, inter 1: the process still has its main thread and TensorFlow's
+    graph runner beside one thread in each pool."""
+    result = run(
+        """
+        import tensorflow as tf
+        tf.config.threading.set_intra_op_parallelism_threads(1)
+        tf.config.threading.set_inter_op_parallelism_threads(1)
+        work(tf)
+        emit()
+        """
+    )
+    assert_pools(result, intra=1, inter=1)
+    assert sum(result["threads"].values()) == 4, result["threads"]
+    if tf_names_threads():
+        assert result["threads"].get("tf_graph_runner") == 1, result["threads"]
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two schedulable CPUs to narrow and widen")
+def test_zero_is_the_schedulable_cpus_when_each_pool_is_made():
+    """0 (the default) is the CPUs this process may run on, not the machine's:
+    with the process pinned to one CPU both pools get 1 thread. It is decided
+    when a pool is made: widening the CPU set later leaves the eager pools as
+    they are, and a session made then sizes its own inter-op pool from the
+    CPUs of that moment."""
+    result = run(
+        """
+        cpus = sorted(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, {cpus[0]})
+        import tensorflow as tf
+        work(tf)
+        first = _count_threads()
+        os.sched_setaffinity(0, set(cpus))
+        work(tf)
+        eager_after = _count_threads()
+        session = tf.compat.v1.Session()
+        emit(cpus=len(cpus), first=first, eager_after=eager_after)
+        """
+    )
+    cpus, first, eager_after, last = result["cpus"], result["first"], result["eager_after"], result["threads"]
+    assert sum(first.values()) == 4, f"main + graph runner + 1 intra + 1 inter: {first}"
+    assert eager_after == first, "widening the CPU set does not resize pools that exist"
+    assert sum(last.values()) == 4 + cpus, f"the new session's own inter-op pool has {cpus} threads: {last}"
+    if tf_names_threads():
+        assert (first.get("tf_Compute"), last.get("tf_Compute")) == (1, 1 + cpus), (first, last)
