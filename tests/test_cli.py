@@ -358,3 +358,38 @@ def test_every_toml_spelling_of_the_section_is_read(tmp_path, section):
 
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n\n' + section)
     assert load(tmp_path).target == "shim"
+
+
+# -- --statistics and --show-fixes (issue 11) ----------------------------------------------
+
+
+@pytest.fixture
+def example(tmp_path):
+    import shutil
+
+    shutil.copytree(ROOT / "examples" / "legacy_project", tmp_path / "project")
+    return tmp_path / "project"
+
+
+def test_statistics_counts_findings_per_rule_and_marks_the_fixable(example):
+    result = cli("check", "--statistics", "-q", ".", cwd=example)
+    assert result.exit_code == 1
+    table = [line.split() for line in result.output.splitlines() if line.startswith(" ")]
+    assert [row for row in table if row[1].startswith("TFT")] == [
+        ["3", "TFT001", "[*]", "config-only-session"],
+        ["2", "TFT002", "[*]", "tf1-only-name"],
+        ["1", "TFT003", "keras-set-session"],
+    ]
+
+
+def test_show_fixes_lists_the_fixed_findings_per_file_and_rule(example):
+    result = cli("fix", "--show-fixes", "-q", ".", cwd=example)
+    assert result.exit_code == 1  # two findings are left for a human
+    listed = result.output[result.output.index("Fixed "):]
+    assert listed == (
+        "Fixed 4 findings:\n"
+        "- ./explore.ipynb:\n    1 \u00d7 TFT001 (config-only-session)\n"
+        "- ./serve.py:\n    2 \u00d7 TFT002 (tf1-only-name)\n"
+        "- ./train.py:\n    1 \u00d7 TFT001 (config-only-session)\n"
+    )
+    assert cli("fix", "--show-fixes", "-q", ".", cwd=example).output.count("Fixed ") == 0, "nothing fixed twice"

@@ -167,6 +167,7 @@ def _run(mode: Mode, paths, target, unsafe_fixes, select, ignore, output_format,
         if sys.stderr.isatty() and not quiet and len(files) > 100:
             results = _with_progress(results, len(files))
     entries = []
+    fixes: list[tuple[str, list]] = []  # (path, the findings fixed in it), for --show-fixes
     for result in results:
         report.done(result)
         entries += [(result.path, finding) for finding in result.findings]
@@ -193,6 +194,7 @@ def _run(mode: Mode, paths, target, unsafe_fixes, select, ignore, output_format,
                 report.with_findings += bool(unfixed) - bool(result.findings)
                 continue
             report.changed_file(result.path, result.fixed)
+            fixes.append((result.path, [f for f in result.found if f.fixed]))
     style = formats.Style.for_stream(sys.stderr if data_to_stdout else sys.stdout)
     rendered = formats.render(output_format, entries, show_fixable=mode is not Mode.FIX, style=style)
     if rendered and not (mode is Mode.DIFF and output_format == "text"):
@@ -203,8 +205,8 @@ def _run(mode: Mode, paths, target, unsafe_fixes, select, ignore, output_format,
     if mode is Mode.FIX and not quiet and not code_to_stdout:
         for path in report.changed:
             click.echo(f"fixed {formats.shown(path)}", err=info)
-    if show_fixes and report.changed:
-        click.echo(f"fixed {report.fixed} finding(s) in {len(report.changed)} file(s)", err=info)
+    if show_fixes and fixes:
+        click.echo(_fixes_list(fixes), nl=False, err=info)
     for error in report.errors:
         click.echo(f"error: {formats.shown(error)}", err=True)
     if not quiet:
@@ -222,6 +224,23 @@ def _statistics(entries, mode: Mode) -> str:
     lines = [f"{counts[code]:>5}  {code}  {'[*]' if fixable[code] else '   '}  {RULES[code].name}"
              for code in sorted(counts, key=lambda c: (-counts[c], c))]
     return "\n".join(lines) + ("\n" if lines else "")
+
+
+def _fixes_list(fixes: list[tuple[str, list]]) -> str:
+    """What --show-fixes prints, as ruff does: per changed file, how many
+    findings of each rule were fixed."""
+    from collections import Counter
+
+    from ..codemod.rules import RULES
+    from .formats import shown
+
+    total = sum(len(found) for _, found in fixes)
+    lines = [f"Fixed {total} finding{'s' if total != 1 else ''}:"]
+    for path, found in fixes:
+        lines.append(f"- {shown(path)}:")
+        counts = Counter(f.code for f in found)
+        lines += [f"    {counts[code]} \u00d7 {code} ({RULES[code].name})" for code in sorted(counts)]
+    return "\n".join(lines) + "\n"
 
 
 def _with_progress(results, total):

@@ -55,8 +55,8 @@ tf.config.threading.set_intra_op_parallelism_threads(2)
             yield context.finding(
                 self.code,
                 call,
-                f"{context.code(call.func)}(): Keras 3 (TF >= 2.16) has no set_session, and this one is not "
-                f"config-only ({why})",
+                f"{context.code(call.func)}(): Keras 3 (TF >= 2.16) has no set_session, and no fix here "
+                f"can remove this one ({why})",
                 help="keep tf-keras (pip install tf-keras; TF_USE_LEGACY_KERAS=1) for this graph-mode code, "
                 "or configure the process with tf.config.threading instead of a session",
                 cover=cover,
