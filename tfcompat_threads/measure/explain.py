@@ -72,8 +72,13 @@ def notes(data: dict) -> dict[str, str]:
     """A few plain words per pool and per related variable."""
     cpus = data["cpus"]
     out = {}
-    for key, what in (("intra_op", "inside one op (a matmul, a reduction, a convolution)"),
-                      ("inter_op", "running independent ops side by side (graphs, tf.function, tf.data)")):
+    for key, what, when in (
+        ("intra_op", "inside one op (a matmul, a reduction, a convolution)",
+         "One pool per process, sized when the first op (or session) starts."),
+        ("inter_op", "running independent ops side by side (graphs, tf.function, tf.data)",
+         "The eager ops' pool is sized when the first op starts; each tf.compat.v1 session makes one "
+         "of its own, sized when the session is made."),
+    ):
         pool = data[key]
         env_name = BY_FIELD[f"{key}_parallelism_threads"].env
         origin = {
@@ -81,10 +86,7 @@ def notes(data: dict) -> dict[str, str]:
             "env": f"from {env_name}={pool['env']}",
             "default": f"TensorFlow's default: the {cpus} CPUs this process may run on (what 0 asks for)",
         }[pool["source"]]
-        out[key] = (
-            f"{pool['effective']} threads {what}; {origin}. One pool per process, fixed when the first op "
-            "(or session) starts."
-        )
+        out[key] = f"{pool['effective']} threads {what}; {origin}. {when}"
     env = data["env"]
     omp = env.get("OMP_NUM_THREADS")
     out["OMP_NUM_THREADS"] = (

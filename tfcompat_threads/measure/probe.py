@@ -82,9 +82,13 @@ def format_probe(data: dict) -> str:
     lines = [
         f"TensorFlow {data['tensorflow']}: asked intra-op {_asked(requested['intra_op'], cpus)}, "
         f"inter-op {_asked(requested['inter_op'], cpus)}" + (f"; environment {env}" if env else ""),
-        f"  observed: intra-op pool {observed['intra_op']} threads, inter-op pool {observed['inter_op']} threads",
+        f"  observed: intra-op pool {_threads(observed['intra_op'])}, inter-op pool {_threads(observed['inter_op'])}",
         f"  threads of the process by name: {data['threads']}",
         f"  counted from: {data['how_counted']}",
         f"  applied through the shim: {'; '.join(data['applied']) or 'nothing (both left to TensorFlow)'}",
     ]
     return "\n".join(lines) + "\n"
+
+
+def _threads(count) -> str:
+    return f"{count} thread{'' if count == 1 else 's'}"
