@@ -393,3 +393,17 @@ def test_show_fixes_lists_the_fixed_findings_per_file_and_rule(example):
         "- ./train.py:\n    1 \u00d7 TFT001 (config-only-session)\n"
     )
     assert cli("fix", "--show-fixes", "-q", ".", cwd=example).output.count("Fixed ") == 0, "nothing fixed twice"
+
+
+def test_an_unknown_code_in_a_noqa_comment_is_an_error_other_linters_codes_are_not(tmp_path):
+    """A typo in `# noqa: TFT0001` would otherwise look like a suppression that
+    does not work; E501 is another linter's, and stays its business."""
+    typo = b"import tensorflow as tf\nconfig = tf.ConfigProto()  # noqa: TFT0002, E501\n"
+    (tmp_path / "typo.py").write_bytes(typo)
+    result = cli("check", "typo.py", cwd=tmp_path)
+    assert result.exit_code == 2
+    assert "typo.py:2:28: unknown rule code TFT0002 in a noqa comment; did you mean TFT002?" in result.output
+    assert (tmp_path / "typo.py").read_bytes() == typo
+    (tmp_path / "typo.py").write_bytes(typo.replace(b"TFT0002", b"TFT002"))
+    result = cli("check", "typo.py", cwd=tmp_path)
+    assert result.exit_code == 0, result.output

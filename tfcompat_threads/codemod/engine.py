@@ -66,11 +66,14 @@ def _in_tf1_code(source: Source, finding: Finding, regions: list[tuple[int, int]
 
 def suppressions(text: str) -> dict[int, set[str]]:
     """Line -> codes turned off there by `# noqa: CODE`, `# tfcompat: ignore[CODE]`
-    (old codes through the rules' redirects); a bare `# noqa` turns off all."""
+    (old codes through the rules' redirects); a bare `# noqa` turns off all.
+    A code of this tool's (TFT...) that no rule has is a SourceError, with the
+    code it is closest to: a typo must not look like a suppression. Other
+    linters' codes are theirs."""
     found: dict[int, set[str]] = {}
     if "noqa" not in text.lower() and "tfcompat:" not in text:
         return found
-    from .rules import REDIRECTS
+    from .rules import REDIRECTS, RULES, UnknownCode, expand
 
     for number, line in enumerate(text.splitlines(), start=1):
         for match in _NOQA.finditer(line):
@@ -80,6 +83,14 @@ def suppressions(text: str) -> dict[int, set[str]]:
                 continue
             for code in codes.split(","):
                 code = code.strip().upper()
+                if code.startswith("TFT") and code not in RULES and code not in REDIRECTS:
+                    try:
+                        expand(code)
+                        hint = ""  # a prefix: noqa takes whole codes
+                    except UnknownCode as error:
+                        hint = str(error).partition(";")[2]
+                    raise SourceError(number, match.start() + 1,
+                                      f"unknown rule code {code} in a noqa comment;{hint or ' give a whole code'}")
                 if code:
                     found.setdefault(number, set()).add(REDIRECTS.get(code, code))
     return found
