@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from .errors import ThreadConfigError, ThreadConfigWarning, UnmappedOptionWarning
 
-__version__ = "0.1.0"
+__version__ = "0.2.0.dev0"
 
 _LAZY = {
     "configure": "shim.configure",
