@@ -27,7 +27,6 @@ import argparse
 import ast
 import csv
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -41,27 +40,8 @@ BIN = Path(sys.executable).parent
 TOOL = str(BIN / "tfcompat-threads")
 # What the tool renames: TF1 session-config names (codemod/symbols.py TF1_ONLY).
 sys.path.insert(0, str(HERE.parent))
+from tests.tfnames import missing  # noqa: E402  (the check the fixture tests make)
 from tfcompat_threads.codemod.symbols import TF1_ONLY  # noqa: E402
-
-RESOLVE = r"""
-import importlib, json, sys
-out = {}
-for name in json.load(sys.stdin):
-    parts = name.split(".")
-    for end in range(len(parts), 0, -1):
-        try:
-            obj = importlib.import_module(".".join(parts[:end]))
-            break
-        except ImportError:
-            continue
-    try:
-        for part in parts[end:]:
-            obj = getattr(obj, part)
-        out[name] = None
-    except Exception as error:
-        out[name] = f"{type(error).__name__}: {error}"[:160]
-print(json.dumps(out))
-"""
 
 
 def sources(tree: Path) -> list[Path]:
@@ -127,16 +107,6 @@ def family(name: str) -> str | None:
                 if rest == member or rest.startswith(member + "."):
                     return member
     return None
-
-
-def resolve(python: str, wanted: set[str]) -> dict[str, str | None]:
-    if not wanted:
-        return {}
-    proc = subprocess.run([python, "-c", RESOLVE], input=json.dumps(sorted(wanted)), capture_output=True, text=True,
-                          env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
-    if proc.returncode:
-        sys.exit(f"resolving names with {python} failed:\n{proc.stderr[-2000:]}")
-    return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
 def imports_made_unused(before: ast.Module | None, after: ast.Module | None) -> list[str]:
@@ -261,7 +231,7 @@ def main(argv=None) -> int:
                   f"(tf_upgrade_v2 {report['tf_upgrade_v2'].get('seconds', '-')} s)", file=sys.stderr)
     pythons = args.resolve_with or [sys.executable]
     everything = {n for r in reports for names_ in r["introduced"].values() for n in names_}
-    tables = {python: resolve(python, everything) for python in pythons}
+    tables = {python: missing(everything, python) for python in pythons}
     bad = 0
     for report in reports:
         report["unresolved"] = {python: sorted(f"{rel}: {n} ({table[n]})" for rel, ns in report["introduced"].items()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import subprocess
 import sys
 
@@ -32,7 +33,7 @@ import importlib, json, sys
 out = {}
 for name in json.loads(sys.stdin.read()):
     parts = name.split(".")
-    obj, error = None, None
+    obj = None
     for end in range(len(parts), 0, -1):  # the longest importable module, then attributes
         try:
             obj = importlib.import_module(".".join(parts[:end]))
@@ -42,16 +43,24 @@ for name in json.loads(sys.stdin.read()):
     try:
         for part in parts[end:]:
             obj = getattr(obj, part)
-    except AttributeError as exc:
-        out[name] = str(exc)
+    except Exception as error:
+        out[name] = f"{type(error).__name__}: {error}"[:300]
 print(json.dumps(out))
 """
 
 
+def missing(names, python: str = sys.executable) -> dict[str, str]:
+    """{name: why} for each of `names` (dotted) that the TensorFlow `python`
+    imports lacks; the others resolve. Also bench/real_repos.py's check."""
+    if not names:
+        return {}
+    proc = subprocess.run([python, "-c", RESOLVE], input=json.dumps(sorted(names)), capture_output=True,
+                          text=True, timeout=300, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
+    if proc.returncode != 0:
+        raise RuntimeError(f"resolving names with {python} failed:\n{proc.stderr[-2000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
 def unresolved(names: dict[str, str]) -> dict[str, str]:
     """{name: where it was seen} for the names the installed TF lacks."""
-    proc = subprocess.run([sys.executable, "-c", RESOLVE], input=json.dumps(sorted(names)), capture_output=True,
-                          text=True, timeout=300, env={"TF_CPP_MIN_LOG_LEVEL": "3", **__import__("os").environ})
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    missing = json.loads(proc.stdout.strip().splitlines()[-1])
-    return {name: f"{names[name]}: {reason}" for name, reason in missing.items()}
+    return {name: f"{names[name]}: {reason}" for name, reason in missing(names).items()}

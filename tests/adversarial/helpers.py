@@ -150,19 +150,25 @@ def temporary_files(root: Path) -> list[str]:
     return sorted(str(p) for p in root.rglob("*") if re.search(r"\.tfcompat|\.tmp$|~$", p.name))
 
 
-def children(pid: int) -> list[int]:
-    """Pids whose parent is `pid` (from /proc)."""
-    found = []
+def _processes():
+    """(pid, the fields of /proc/PID/stat after the command name) of every process."""
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
                 with open(f"/proc/{entry}/stat", "rb") as handle:
-                    fields = handle.read().rsplit(b")", 1)[1].split()
+                    yield int(entry), handle.read().rsplit(b")", 1)[1].split()
             except OSError:
                 continue
-            if int(fields[1]) == pid:
-                found.append(int(entry))
-    return found
+
+
+def children(pid: int) -> list[int]:
+    """Pids whose parent is `pid`."""
+    return [child for child, fields in _processes() if int(fields[1]) == pid]
+
+
+def group_alive(pgid: int) -> list[int]:
+    """Running processes of a process group (zombies excluded)."""
+    return [pid for pid, fields in _processes() if int(fields[2]) == pgid and fields[0] not in (b"Z", b"X")]
 
 
 def alive(pid: int) -> bool:

@@ -26,28 +26,13 @@ from .helpers import (
     assert_one_error,
     children,
     command,
+    group_alive,
     kill_group,
     start,
     tft,
 )
 
 ONE_POINT = ("--intra", "1", "--inter", "1", "--repeat", "1", "--warmup", "0")
-
-
-def group_alive(pgid: int) -> list[int]:
-    """Running processes of a process group (zombies excluded)."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat", "rb") as handle:
-                    fields = handle.read().rsplit(b")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
-                found.append(int(entry))
-    return found
-
 
 
 def test_tune_stops_a_command_that_never_ends(tmp_path):

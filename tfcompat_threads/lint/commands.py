@@ -41,21 +41,21 @@ def _codemod_options(function):
     return function
 
 
-@click.command()
+@click.command(short_help="Report findings; change nothing.")
 @_codemod_options
 def check(**options) -> None:
     """Report findings; change nothing. [*] marks what `fix` applies."""
     sys.exit(_run(Mode.CHECK, **options))
 
 
-@click.command()
+@click.command(short_help="Print the diff `fix` would apply.")
 @_codemod_options
 def diff(**options) -> None:
     """Print the unified diff that `fix` would apply; change nothing."""
     sys.exit(_run(Mode.DIFF, **options))
 
 
-@click.command()
+@click.command(short_help="Apply the fixes in place.")
 @_codemod_options
 @click.option("--show-fixes", is_flag=True, help="List the findings fixed in each file.")
 def fix(**options) -> None:
@@ -63,7 +63,7 @@ def fix(**options) -> None:
     sys.exit(_run(Mode.FIX, **options))
 
 
-@click.command()
+@click.command(short_help="Print a rule's documentation.")
 @click.argument("code", required=False)
 @click.option("--all", "show_all", is_flag=True, help="Every rule.")
 @click.option("--output-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
@@ -148,7 +148,7 @@ def _run(mode: Mode, paths, target, unsafe_fixes, select, ignore, output_format,
     from_stdin = paths == ("-",) or (stdin_filename is not None and not paths)
     paths = paths or (".",)
     settings = _settings(paths, stdin_filename, target, unsafe_fixes, select, ignore)
-    report = Report(mode, settings.unsafe_fixes)
+    report = Report(mode, settings.unsafe_fixes, unsafe_flag=bool(unsafe_fixes))
     code_to_stdout = mode is Mode.FIX and from_stdin  # `fix -`: standard output is the file
     data_to_stdout = code_to_stdout or mode is Mode.DIFF  # then findings and the summary go to stderr
     if from_stdin:
@@ -198,7 +198,8 @@ def _run(mode: Mode, paths, target, unsafe_fixes, select, ignore, output_format,
     style = formats.Style.for_stream(sys.stderr if data_to_stdout else sys.stdout)
     rendered = formats.render(output_format, entries, show_fixable=mode is not Mode.FIX, style=style)
     if rendered and not (mode is Mode.DIFF and output_format == "text"):
-        click.echo(rendered, nl=False, err=data_to_stdout)
+        # click strips colour off a stream that is no terminal: FORCE_COLOR keeps it
+        click.echo(rendered, nl=False, err=data_to_stdout, color=style.enabled or None)
     info = data_to_stdout or output_format != "text"
     if statistics:
         click.echo(_statistics(entries, mode), nl=False, err=info)

@@ -13,9 +13,11 @@ def plural(count: int, word: str, words: str | None = None) -> str:
 
 
 class Report:
-    def __init__(self, mode: Mode, unsafe_fixes: bool) -> None:
+    def __init__(self, mode: Mode, unsafe_fixes: bool, unsafe_flag: bool = False) -> None:
         self.mode = mode
         self.unsafe_fixes = unsafe_fixes
+        self.unsafe_flag = unsafe_flag
+        """--unsafe-fixes was given on the command line (not by the settings): `fix` needs it too."""
         self.files = 0
         self.with_findings = 0
         self.findings: list = []
@@ -63,7 +65,9 @@ class Report:
                      if self.findings else "no findings")
             extras = []
             if self.fixable:
-                extras.append(f"{self.fixable} fixable with `fix`")
+                flag = self.unsafe_flag and any(f.fixed and f.fix is not None and not f.fix.safe
+                                                for f in self.findings)
+                extras.append(f"{self.fixable} fixable with `fix{' --unsafe-fixes' if flag else ''}`")
             if self.unsafe_more and not self.unsafe_fixes:
                 extras.append(f"{self.unsafe_more} more with `fix --unsafe-fixes`")
             parts.append(found + (f" ({', '.join(extras)})" if extras else ""))

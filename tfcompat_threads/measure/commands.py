@@ -41,7 +41,7 @@ def _emit(data: dict, as_json: bool, text) -> None:
         click.echo(text(data), nl=False)
 
 
-@click.command(cls=OneLine)
+@click.command(short_help="Show the pool sizes in force here and why.", cls=OneLine)
 @click.option("--json", "as_json", is_flag=True, help="JSON instead of text.")
 def explain(as_json: bool) -> None:
     """What the two thread knobs are set to here, where each value comes from,
@@ -68,7 +68,7 @@ def _env_pairs(values: tuple[str, ...]) -> dict[str, str]:
     return pairs
 
 
-@click.command(cls=OneLine)
+@click.command(short_help="Count the pools TensorFlow makes for given sizes.", cls=OneLine)
 @click.option("--intra", type=click.IntRange(min=0), default=0, show_default=True, help="intra_op_parallelism_threads (0 = TensorFlow's default: the schedulable CPUs).")
 @click.option("--inter", type=click.IntRange(min=0), default=0, show_default=True, help="inter_op_parallelism_threads (0 = TensorFlow's default: the schedulable CPUs).")
 @click.option("--env", "env", multiple=True, metavar="NAME=VALUE", help="Set this variable in the probe process (repeatable), e.g. OMP_NUM_THREADS=1.")
@@ -106,7 +106,8 @@ def _int_list(value: str | None, option: str) -> list[int] | None:
     return values
 
 
-@click.command(cls=OneLine, context_settings={"ignore_unknown_options": True})
+@click.command(short_help="Time your command at several pool sizes.", cls=OneLine,
+               context_settings={"ignore_unknown_options": True})
 @click.option("--intra", default=None, help="intra-op sizes to try, e.g. 1,2,4 [default: from the CPU count].")
 @click.option("--inter", default=None, help="inter-op sizes to try [default: from the CPU count].")
 @click.option("--repeat", type=click.IntRange(min=1), default=3, show_default=True, help="Timed runs per point (3 or more to judge the noise).")
@@ -152,7 +153,8 @@ def tune(intra, inter, repeat, warmup, timeout, quiet, as_json, command) -> None
     _emit(data, as_json, tools.format_tune)
 
 
-@click.command(cls=OneLine, context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+@click.command(short_help="Run your command; report which settings took effect.", cls=OneLine,
+               context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
 @click.option("--json", "as_json", is_flag=True, help="JSON instead of text.")
 @click.option("--strict", is_flag=True, help="Exit 1 when a thread setting was ignored (and the command exited 0).")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True), default=None,
