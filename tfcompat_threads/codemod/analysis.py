@@ -22,6 +22,7 @@ UNFOLLOWED = "unfollowed"  # the codemod cannot tell: it stays, and is reported
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 MAX_DEPTH = 4  # calls and modules a flow is followed through
+MAX_STORED_READS = 40  # reads of a stored config's attribute followed, at most
 _BLOCKS = ("body", "orelse", "finalbody")
 
 
@@ -76,6 +77,8 @@ class Unit:
         """It reaches a session in another module."""
         self.calls_entered: list[tuple] = []
         """(analysis, call, function) of the calls it was passed into, innermost last."""
+        self.stored: frozenset[str] = frozenset()
+        """Attributes it is followed through as stored (`c.session_config`): no cycle."""
 
     def stop(self, status: str, reason: str, node: ast.AST) -> None:
         if self.status == CONFIG_ONLY or (self.status == GRAPH and status == UNFOLLOWED):
@@ -522,8 +525,81 @@ class Analysis:
             self._follow_helper(unit, function, statement, "_follow_config_value")
         elif kind == "discard":
             self._own_statement(unit, rest[0])
+        elif kind == "store" and self._follow_stored(unit, rest[0], value):
+            pass
         elif kind != "inspect":
-            unit.stop(UNFOLLOWED, "it is stored or used in a way the codemod does not follow", value)
+            unit.stop(UNFOLLOWED, self._container(value) or "it is stored or used in a way the codemod does not "
+                      "follow", value)
+
+    def _container(self, value: ast.AST) -> str:
+        """Where a value put in a dict, list or tuple goes, as the reason a flow
+        stops there ("" for anything else)."""
+        holder = self.parents.get(value)
+        if type(holder) is ast.Dict and value in holder.values:
+            key = self.literal(holder.keys[holder.values.index(value)])
+            what = f"it is put in a dict under {key!r}" if isinstance(key, str) else "it is put in a dict"
+        elif type(holder) in (ast.List, ast.Tuple, ast.Set):
+            what = f"it is put in a {type(holder).__name__.lower()}"
+        else:
+            return ""
+        node = holder
+        while type(self.parents.get(node)) in (ast.Dict, ast.List, ast.Tuple, ast.Set):
+            node = self.parents[node]
+        kind, *rest = self.destination(node)
+        named = ""
+        if kind == "assign":  # `run = {...}`: where the name goes
+            named = f", `{rest[0].id}`,"
+            binding = self.single_assignment(rest[0], rest[0].id)
+            uses = [self.destination(r) for r in self.references_of(binding)] if binding is not None else []
+            calls = [use[1] for use in uses if use[0] == "arg"]
+            if calls and len(calls) == len(uses):
+                kind, rest = "arg", [calls[0]]
+        if kind == "arg":
+            return (f"{what}{named} that goes to {self.code(rest[0].func)}() (line {rest[0].lineno}), which is "
+                    "not followed")
+        return f"{what}{named} which is not followed"
+
+    def _follow_stored(self, unit: Unit, statement: ast.stmt, value: ast.AST) -> bool:
+        """A config stored on an object other than `self` (`c.session_config =
+        config`, a settings object read elsewhere): every read of that
+        attribute in the repository is followed on its own. When each one ends
+        in something that honours the config (a session that runs graphs) or
+        sets a field of it, the config is settled as honoured (no fix: its flow
+        crosses objects); else it is unfollowed, naming the read that goes
+        elsewhere. False (not settled here) when there is no read, or too many."""
+        targets = statement.targets if type(statement) is ast.Assign else []
+        if len(targets) != 1 or type(targets[0]) is not ast.Attribute:
+            return False
+        attr = targets[0].attr
+        if attr in unit.stored or len(unit.calls_entered) >= MAX_DEPTH:
+            return False
+        modules = [self]
+        if self.project is not None and self.path is not None:
+            modules += [self.project.analysis(path) for path in self.project.mentioning(attr, exclude=self.path)]
+        reads = [(module, node) for module in modules if module is not None for node in module.names.scopes
+                 if type(node) is ast.Attribute and node.attr == attr and type(node.ctx) is ast.Load]
+        if not reads or len(reads) > MAX_STORED_READS:
+            return False
+        places = []
+        for module, node in reads:
+            probe = Unit(unit.config)
+            probe.stored = unit.stored | {attr}
+            probe.calls_entered = [(None, None, None)] * (len(unit.calls_entered) + 1)  # the depth, no way back
+            if module._field_assignment(probe, node):
+                continue
+            module._follow_config_value(probe, node)
+            place = f"{module.path.name if module.path else 'line'}:{node.lineno}"
+            if probe.status != GRAPH:
+                where = probe.reason or "it reaches a session that only carries it"
+                unit.stop(UNFOLLOWED, f"it is stored as `.{attr}`, and at its read at {place} {where}", value)
+                return True
+            places.append(place)
+        if not places:
+            return False
+        shown = ", ".join(places[:3]) + (" ..." if len(places) > 3 else "")
+        unit.stop(GRAPH, f"it is stored as `.{attr}`, and every read of it ({shown}) goes to something that "
+                  "honours it", value)
+        return True
 
     def _config_sink(self, unit: Unit, call: ast.Call, arg: ast.AST) -> None:
         symbol = self.symbol(call.func)

@@ -52,6 +52,7 @@ GRAPH_SINKS = (
     "train.Supervisor",
     "train.SingularMonitoredSession",
     "distribute.Server",
+    "python.client.device_lib.list_local_devices",  # lists the devices the config lets it see
 )
 
 # Methods that make a graph session from a config: Supervisor and

@@ -1,0 +1,122 @@
+"""Flows that leave their module (codemod/project.py): a helper in another
+file, a config stored on a settings object that other files read. Each tree
+is a small repository (its pyproject.toml marks the root), checked through
+the command line."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from tests.test_cli import cli
+
+ROOT = Path(__file__).resolve().parent.parent
+
+SETTINGS = """\
+import tensorflow as tf
+
+
+class AttrDict(dict):
+    __getattr__ = dict.__getitem__
+    __setattr__ = dict.__setitem__
+
+
+def initialize():
+    c = AttrDict()
+    c.session_config = tf.compat.v1.ConfigProto(intra_op_parallelism_threads=2)
+    c.session_config.gpu_options.allow_growth = True
+    c.devices = available(c.session_config)
+    return c
+
+
+def available(config):
+    from tensorflow.python.client import device_lib
+
+    return [d.name for d in device_lib.list_local_devices(session_config=config)]
+
+
+C = initialize()
+"""
+TRAIN = """\
+import tensorflow as tf
+
+from app.settings import C
+
+
+def train(op):
+    with tf.compat.v1.Session(config=C.session_config) as session:
+        session.run(op)
+"""
+KERAS = """\
+import tensorflow as tf
+from keras import backend as K
+
+from app.settings import C
+
+K.set_session(tf.compat.v1.Session(config=C.session_config))
+"""
+
+
+def repository(tmp_path: Path, **files: str) -> Path:
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "__init__.py").write_text("")
+    for name, text in files.items():
+        (tmp_path / "app" / f"{name}.py").write_text(text)
+    return tmp_path
+
+
+def findings(tree: Path) -> list[dict]:
+    output = cli("check", "--output-format", "json", ".", cwd=tree).output
+    return json.JSONDecoder().raw_decode(output)[0]
+
+
+def test_a_config_stored_on_a_settings_object_that_only_graph_sessions_read_is_followed(tmp_path):
+    """Every read of `.session_config` in the repository sets a field of it,
+    lists devices with it, or configures a session that runs graphs: the
+    settings are honoured, nothing to report (0.1 and the first real-code
+    round said 'not followed')."""
+    tree = repository(tmp_path, settings=SETTINGS, train=TRAIN)
+    assert findings(tree) == []
+
+
+def test_a_read_that_reaches_a_config_only_session_is_named(tmp_path):
+    tree = repository(tmp_path, settings=SETTINGS, train=TRAIN, keras_part=KERAS)
+    unfollowed = [f for f in findings(tree) if f["code"] == "TFT005"]
+    assert len(unfollowed) == 1 and unfollowed[0]["filename"].endswith("settings.py")
+    assert "stored as `.session_config`, and at its read at keras_part.py:6 it reaches a session that only " \
+           "carries it" in unfollowed[0]["message"]
+
+
+def test_a_stored_config_nobody_reads_by_name_stays_unfollowed(tmp_path):
+    """Stored in a dict that goes to a logger: no rule can tell where it ends."""
+    logged = "import tensorflow as tf\n\n\ndef info(log):\n    run = {}\n" \
+             "    run.config = tf.compat.v1.ConfigProto(intra_op_parallelism_threads=2)\n    log(run)\n"
+    tree = repository(tmp_path, logged=logged)
+    assert [f["code"] for f in findings(tree)] == ["TFT005"]
+
+
+def test_a_helper_in_another_module_is_reported_where_its_session_is_made(tmp_path):
+    """The bundled example: get_session() in utils/session.py makes a session
+    only to carry its config; the set_session it goes to is in train.py."""
+    shutil.copytree(ROOT / "examples" / "legacy_project", tmp_path / "project")
+    (tmp_path / "project" / "pyproject.toml").write_text("")
+    rows = findings(tmp_path / "project")
+    (helper,) = [f for f in rows if f["filename"].endswith("session.py")]
+    assert helper["code"] == "TFT001" and helper["fix"] is None
+    text = cli("check", "utils/session.py", cwd=tmp_path / "project").output
+    assert "help: its flow goes on at train.py:30: fix the session there" in text
+
+
+def test_a_config_put_in_a_dict_says_where_the_dict_goes(tmp_path):
+    """tensorflow/benchmarks logs its config in a dict of run information:
+    the tool cannot see inside the logger, and says exactly that."""
+    logged = ("import tensorflow as tf\n\n\ndef info(logger):\n"
+              "    run = {'name': 'x', 'session_config': tf.compat.v1.ConfigProto(intra_op_parallelism_threads=2)}\n"
+              "    logger.log_run_info(run)\n")
+    tree = repository(tmp_path, logged=logged)
+    (finding,) = findings(tree)
+    assert finding["code"] == "TFT005"
+    assert "it is put in a dict under 'session_config', `run`, that goes to logger.log_run_info() (line 6), " \
+           "which is not followed" in finding["message"]
