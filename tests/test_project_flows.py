@@ -9,6 +9,8 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from tests.test_cli import cli
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -72,12 +74,18 @@ def findings(tree: Path) -> list[dict]:
     return json.JSONDecoder().raw_decode(output)[0]
 
 
-def test_a_config_stored_on_a_settings_object_that_only_graph_sessions_read_is_followed(tmp_path):
+@pytest.mark.parametrize("attribute", ["session_config", "config"])
+def test_a_config_stored_on_a_settings_object_that_only_graph_sessions_read_is_followed(tmp_path, attribute):
     """Every read of `.session_config` in the repository sets a field of it,
     lists devices with it, or configures a session that runs graphs: the
     settings are honoured, nothing to report (0.1 and the first real-code
-    round said 'not followed')."""
-    tree = repository(tmp_path, settings=SETTINGS, train=TRAIN)
+    round said 'not followed'). `tf.config` is no read of an attribute
+    named `config`."""
+    def named(text):
+        return text.replace("c.session_config", f"c.{attribute}").replace("C.session_config", f"C.{attribute}")
+
+    other = "import tensorflow as tf\n\ntf.config.threading.set_inter_op_parallelism_threads(1)\n"
+    tree = repository(tmp_path, settings=named(SETTINGS), train=named(TRAIN), other=other)
     assert findings(tree) == []
 
 

@@ -23,6 +23,7 @@ UNFOLLOWED = "unfollowed"  # the codemod cannot tell: it stays, and is reported
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 MAX_DEPTH = 4  # calls and modules a flow is followed through
 MAX_STORED_READS = 40  # reads of a stored config's attribute followed, at most
+_LIBRARIES = ("tensorflow.", "keras.", "tf_keras.", "tfcompat_threads.")  # their attributes are theirs
 _BLOCKS = ("body", "orelse", "finalbody")
 
 
@@ -577,7 +578,8 @@ class Analysis:
         if self.project is not None and self.path is not None:
             modules += [self.project.analysis(path) for path in self.project.mentioning(attr, exclude=self.path)]
         reads = [(module, node) for module in modules if module is not None for node in module.names.scopes
-                 if type(node) is ast.Attribute and node.attr == attr and type(node.ctx) is ast.Load]
+                 if type(node) is ast.Attribute and node.attr == attr and type(node.ctx) is ast.Load
+                 and not any(n.startswith(_LIBRARIES) for n in module.qnames(node))]  # `tf.config` is no read
         if not reads or len(reads) > MAX_STORED_READS:
             return False
         places = []
