@@ -109,3 +109,19 @@ def test_zero_is_the_schedulable_cpus_when_each_pool_is_made():
     assert sum(last.values()) == 4 + cpus, f"the new session's own inter-op pool has {cpus} threads: {last}"
     if tf_names_threads():
         assert (first.get("tf_Compute"), last.get("tf_Compute")) == (1, 1 + cpus), (first, last)
+
+
+def test_soft_placement_is_on_by_default_in_tf2_eager():
+    """Without any setting, an op pinned to a GPU this machine lacks runs on the CPU."""
+    result = run(
+        """
+        import tensorflow as tf
+        default = tf.config.get_soft_device_placement()
+        with tf.device("/GPU:0"):
+            device = tf.matmul(tf.ones((2, 2)), tf.ones((2, 2))).device
+        emit(default=default, device=device, gpus=len(tf.config.list_physical_devices("GPU")))
+        """
+    )
+    assert result["default"] is True
+    if result["gpus"] == 0:
+        assert result["device"].endswith("CPU:0"), result["device"]
