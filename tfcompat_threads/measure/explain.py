@@ -100,7 +100,8 @@ def notes(data: dict) -> dict[str, str]:
         f"{onednn}: " if onednn is not None else "not set: "
     ) + ("oneDNN kernels on x86 CPUs (on by default since TF 2.9); 0 or 1 does not change the size of either "
          "pool (measured on 2.15 and 2.21): oneDNN runs on the intra-op pool.")
-    out["GPU"] = "GPU kernels use neither pool; these knobs size CPU work only."
+    out["GPU"] = ("both pools are CPU threads; for a program whose heavy ops run on a GPU, measure what they "
+                  "change with `tfcompat-threads tune`.")
     out["tf.data"] = ("tf.data has its own pools: tf.data.Options().threading.private_threadpool_size "
                       "and max_intra_op_parallelism.")
     return out
