@@ -22,7 +22,7 @@ def rules_docs() -> str:
     for rule in RULES.values():
         out.append(
             f"#### {rule.code} {rule.name}\n\n"
-            f"*{rule.severity}*. **What it does**: {rule.what}\n\n**Why is this bad?** {rule.why}\n\n"
+            f"*{rule.severity}*{'' if rule.default else ', off by default'}. **What it does**: {rule.what}\n\n**Why is this bad?** {rule.why}\n\n"
             f"**Example**\n\n```python\n{rule.example.rstrip()}\n```\n\n"
             f"**Use instead**\n\n```python\n{rule.use_instead.rstrip()}\n```\n\n"
             f"**Fix safety**: {rule.fix_safety}\n"

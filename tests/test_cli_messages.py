@@ -34,10 +34,27 @@ def test_rule_all_and_json():
     every = cli("rule", "--all").output
     documented, _ = json.JSONDecoder().raw_decode(cli("rule", "--all", "--output-format", "json").output)
     codes = [entry["code"] for entry in documented]
-    assert codes == sorted(codes) and len(codes) == 10
+    assert codes == sorted(codes) and len(codes) == 11
     assert all(f"{code} " in every for code in codes)
-    keys = {"code", "name", "what_it_does", "why", "example", "use_instead", "fix_safety", "url"}
+    keys = {"code", "name", "what_it_does", "why", "example", "use_instead", "fix_safety", "url", "default"}
     assert set(documented[0]) >= keys
+    assert [entry["code"] for entry in documented if not entry["default"]] == ["TFT011"]
+    assert "TFT011 config-passed-outside (warning, off by default)" in every
+
+
+def test_a_rule_off_by_default_is_turned_on_by_select_or_extend_select(tmp_path):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "m.py").write_text("import tensorflow as tf\nfrom trainlib import train\n"
+                                   "train(session_config=tf.compat.v1.ConfigProto(intra_op_parallelism_threads=2))\n")
+    assert cli("check", "m.py", cwd=tmp_path).exit_code == 0
+    for options in (["--extend-select", "TFT011"], ["--select", "ALL"], ["--select", "config-passed-outside"]):
+        result = cli("check", *options, "m.py", cwd=tmp_path)
+        assert result.exit_code == 1 and "TFT011" in result.output, options
+    (tmp_path / "pyproject.toml").write_text('[tool.tfcompat-threads]\nextend-select = ["TFT011"]\n')
+    assert "TFT011" in cli("check", "m.py", cwd=tmp_path).output
+    (tmp_path / "pyproject.toml").write_text('[tool.tfcompat-threads]\nextend-select = ["TFT0111"]\n')
+    result = cli("check", "m.py", cwd=tmp_path)
+    assert result.exit_code == 2 and "extend-select: unknown rule code or name 'TFT0111'" in result.output
 
 
 def test_an_unknown_rule_is_an_error_with_the_closest_code():

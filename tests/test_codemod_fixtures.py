@@ -69,14 +69,22 @@ def runs(folder) -> list[str]:
 @pytest.mark.parametrize(
     "folder,output", [(f, name) for f in RUNNABLE for name in runs(f)], ids=lambda v: getattr(v, "name", v)
 )
-def test_fixed_program_keeps_its_thread_settings(folder, output):
-    """Run on this host without GPUs (so GPU options must not raise), pools
-    counted against what the legacy program asked for."""
+def test_fixed_program_keeps_its_thread_settings(folder, output, tmp_path):
+    """Run on this host without GPUs (so GPU options must not raise), under
+    `tfcompat-threads run`: pools counted (by the test's own counter) against
+    what the legacy program asked for, and `run` calls every thread setting
+    the fixed program makes applied."""
     program = (folder / output).read_text(encoding="utf-8")
-    result = run(program + "\nemit(cpus=len(os.sched_getaffinity(0)))\n")
+    report = tmp_path / "report.json"
+    result = run(program + "\nemit(cpus=len(os.sched_getaffinity(0)))\n", recorded=report)
     intra, inter = expected_pools(folder, result["cpus"])
     # the fixtures run small ops: on TF 2.15 only the sum of the pools is certain
     assert_pools(result, intra=intra, inter=inter, split_known=False)
+    [process] = json.loads(report.read_text())["processes"]
+    threads = {s["field"]: s["verdict"] for s in process["settings"] if s["field"].endswith("parallelism_threads")}
+    asked = {f"{k}_op_parallelism_threads" for k in ("intra", "inter")
+             if json.loads((folder / "run.json").read_text())[k] != 0}
+    assert set(threads) >= asked and set(threads.values()) <= {"applied"}, process
 
 
 def test_bytes_libcst_does_not_round_trip_survive_a_fix():

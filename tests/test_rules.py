@@ -27,21 +27,32 @@ def test_rule_is_documented(rule):
         assert text.strip()
 
 
+def _in_repository(tmp_path, source: str) -> str:
+    """An example as the one module of a repository (a git work tree): what
+    the repository has, and does not, is part of some rules' examples."""
+    (tmp_path / ".git").mkdir(exist_ok=True)
+    path = tmp_path / "example.py"
+    path.write_text(source)
+    return str(path)
+
+
 @pytest.mark.parametrize("target", engine.TARGETS)
 @pytest.mark.parametrize("rule", RULE_LIST, ids=lambda r: r.code)
-def test_valid_examples_have_no_finding_of_the_rule(rule, target):
+def test_valid_examples_have_no_finding_of_the_rule(rule, target, tmp_path):
     for source in rule.valid:
-        found = engine.run(source.encode(), target, fix=False).findings
+        found = engine.run(source.encode(), target, _in_repository(tmp_path, source), fix=False,
+                           wants=lambda code: True).findings
         assert rule.code not in {f.code for f in found}, source
 
 
 @pytest.mark.parametrize("target", engine.TARGETS)
 @pytest.mark.parametrize("rule", RULE_LIST, ids=lambda r: r.code)
-def test_invalid_examples_are_found_and_fixed_as_documented(rule, target):
+def test_invalid_examples_are_found_and_fixed_as_documented(rule, target, tmp_path):
     for example in rule.invalid:
         if target not in example.targets:
             continue
-        outcome = engine.run(example.source.encode(), target)
+        outcome = engine.run(example.source.encode(), target, _in_repository(tmp_path, example.source),
+                             wants=lambda code: True)
         assert rule.code in {f.code for f in outcome.findings}, example.source
         expected = getattr(example, target)
         if expected is not None:

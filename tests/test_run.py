@@ -25,16 +25,19 @@ def clean_env(**extra) -> dict[str, str]:
     return env
 
 
-def run_cli(tmp_path: Path, program: str | Path, *options: str, cwd: Path | None = None, **kwargs):
-    """`run --json --output report.json [options] -- python program`; returns
-    (completed process, report)."""
+def run_cli(tmp_path: Path, program: str | Path, *options: str, cwd: Path | None = None,
+            args: list[str] = (), **kwargs):
+    """`run --json --output report.json [options] -- python program [args]`;
+    returns (completed process, report)."""
     report = tmp_path / "report.json"
     if isinstance(program, str):
         path = tmp_path / "program.py"
         path.write_text(textwrap.dedent(program), encoding="utf-8")
         program = path
+    report.unlink(missing_ok=True)
     proc = subprocess.run([*CLI, "run", "--json", "--output", str(report), *options, "--", sys.executable,
-                           str(program)], capture_output=True, env=clean_env(), timeout=300, cwd=cwd, **kwargs)
+                           str(program), *args], capture_output=True, env=clean_env(), timeout=300, cwd=cwd,
+                          **kwargs)
     data = json.loads(report.read_text(encoding="utf-8")) if report.exists() else None
     return proc, data
 
@@ -164,6 +167,31 @@ def test_a_crashing_program_that_forks_still_gets_a_report(tmp_path):
         ("intra_op_parallelism_threads", 3, "applied"),
     ]
     assert "program.py:5" in process["settings"][1]["why"]
+
+
+@pytest.mark.tf
+def test_the_bundled_example_before_and_after_fix(tmp_path):
+    """The README's run on examples/legacy_project: before `fix` the program
+    fails on TF2 (its exit code passes through, nothing was set); after it,
+    both thread settings are applied, counted from the threads."""
+    import shutil
+
+    project = tmp_path / "project"
+    shutil.copytree(ROOT / "examples" / "legacy_project", project)
+    command = ["train.py", "--intra", "1", "--inter", "1"]
+    proc, data = run_cli(tmp_path, project / command[0], cwd=project, args=command[1:])
+    assert proc.returncode == 1 and b"has no attribute 'ConfigProto'" in proc.stderr
+    assert only_process(data)["settings"] == []
+    fixed = subprocess.run([*CLI, "fix", "--exit-zero", "."], capture_output=True, text=True, cwd=project)
+    assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+    proc, data = run_cli(tmp_path, project / command[0], "--strict", cwd=project, args=command[1:])
+    assert proc.returncode == 0, proc.stderr.decode()[-2000:]
+    process = only_process(data)
+    assert verdicts(process) == {"intra_op_parallelism_threads": "applied",
+                                 "inter_op_parallelism_threads": "applied",
+                                 "allow_soft_placement": "not counted"}
+    eager = window(process, "first_op")
+    assert (eager["intra_op"], eager["inter_op"]) == (1, 1), process["pools"]
 
 
 # -- without TensorFlow: pass-through, chaining, cost, errors --------------------------------------

@@ -62,9 +62,11 @@ class ScenarioFailed(AssertionError):
     pass
 
 
-def run(code: str, *, env: dict | None = None, standin_tf1: bool = False, timeout: int = 180) -> dict:
+def run(code: str, *, env: dict | None = None, standin_tf1: bool = False, timeout: int = 180,
+        recorded: Path | None = None) -> dict:
     """Run `code` after the prelude in a new interpreter; return what it emit()ted,
-    with its stderr under "stderr"."""
+    with its stderr under "stderr". `recorded`: run it under `tfcompat-threads
+    run --json --output <recorded>` (the tool's report goes there)."""
     child_env = {
         k: v
         for k, v in os.environ.items()
@@ -75,9 +77,11 @@ def run(code: str, *, env: dict | None = None, standin_tf1: bool = False, timeou
         child_env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(STANDINS), child_env.get("PYTHONPATH")]))
     child_env.update(env or {})
     source = PRELUDE + textwrap.dedent(code)
-    proc = subprocess.run(
-        [sys.executable, "-c", source], env=child_env, capture_output=True, text=True, timeout=timeout
-    )
+    command = [sys.executable, "-c", source]
+    if recorded is not None:
+        command = [sys.executable, "-m", "tfcompat_threads", "run", "--json", "--output", str(recorded), "--",
+                   *command]
+    proc = subprocess.run(command, env=child_env, capture_output=True, text=True, timeout=timeout)
     lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
     if proc.returncode != 0 or not lines:
         raise ScenarioFailed(

@@ -18,7 +18,9 @@ from .symbols import Symbol
 
 CONFIG_ONLY = "config-only"  # every session only carries the config: TF2 calls replace it
 GRAPH = "graph"  # the config reaches a session that runs graphs, or a graph API: it stays
+EXTERNAL = "external"  # it goes to code outside the repository: it stays, reported only on request
 UNFOLLOWED = "unfollowed"  # the codemod cannot tell: it stays, and is reported
+_RANK = {CONFIG_ONLY: 0, GRAPH: 1, EXTERNAL: 2, UNFOLLOWED: 3}
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 MAX_DEPTH = 4  # calls and modules a flow is followed through
@@ -66,7 +68,7 @@ class Unit:
         """ConfigProto and GPUOptions calls of this unit."""
         self.kwargs = False
         """Its fields come from **kwargs: only known at run time."""
-        self.foreign: tuple[str, ast.AST] | None = None
+        self.foreign: tuple[str, ast.AST | None] | None = None
         """Why its sessions may get another config too (a name also bound to
         something else), and where."""
         self.home: Analysis | None = None
@@ -82,7 +84,7 @@ class Unit:
         """Attributes it is followed through as stored (`c.session_config`): no cycle."""
 
     def stop(self, status: str, reason: str, node: ast.AST) -> None:
-        if self.status == CONFIG_ONLY or (self.status == GRAPH and status == UNFOLLOWED):
+        if self.status == CONFIG_ONLY or _RANK[status] > _RANK[self.status]:
             self.status, self.reason, self.reason_node = status, reason, node
 
     @property
@@ -101,8 +103,7 @@ class Unit:
         self.kwargs = self.kwargs or other.kwargs
         self.foreign = self.foreign or other.foreign
         self.elsewhere += [e for e in other.elsewhere if e not in self.elsewhere]
-        rank = {CONFIG_ONLY: 0, GRAPH: 1, UNFOLLOWED: 2}
-        if rank[other.status] > rank[self.status] or (self.status == GRAPH == other.status and not self.reason):
+        if _RANK[other.status] > _RANK[self.status] or (self.status == GRAPH == other.status and not self.reason):
             self.status, self.reason, self.reason_node = other.status, other.reason, other.reason_node
 
 
@@ -299,11 +300,11 @@ class Analysis:
         unit = Unit(config)
         unit.home = self
         if self.graph_mode_module:
-            unit.stop(GRAPH, "the module runs in graph mode (disable_eager_execution)", config)
+            self._stop(unit, GRAPH, "the module runs in graph mode (disable_eager_execution)", config)
         self._construction_fields(unit, config, "")
         self._follow_config_value(unit, config)
         if unit.status == CONFIG_ONLY and not unit.sessions and not unit.reached_elsewhere:
-            unit.stop(GRAPH, "it reaches no session", config)
+            self._stop(unit, GRAPH, "it reaches no session", config)
         return unit
 
     def _own_statement(self, unit: Unit, node: ast.AST) -> ast.stmt | None:
@@ -312,7 +313,7 @@ class Analysis:
             self._went(unit, node)
             return statement
         if statement is None:
-            unit.stop(UNFOLLOWED, "it is set in a statement that shares its line or is compound", node)
+            self._stop(unit, UNFOLLOWED, "it is set in a statement that shares its line or is compound", node)
             return None
         unit.statements[statement] = None
         return statement
@@ -324,6 +325,24 @@ class Analysis:
             getattr(unit, kind).append(node)
         else:
             self._went(unit, node)
+
+    def _stop(self, unit: Unit, status: str, reason: str, node: ast.AST) -> None:
+        """Settle a unit's status here."""
+        unit.stop(status, *self._here(unit, reason, node))
+
+    def _foreign(self, unit: Unit, reason: str, node: ast.AST) -> None:
+        """Note (the first) other value its sessions may get."""
+        if unit.foreign is None:
+            unit.foreign = self._here(unit, reason, node)
+
+    def _here(self, unit: Unit, reason: str, node: ast.AST) -> tuple[str, ast.AST | None]:
+        """A reason and its node, for the unit's findings: in another module
+        than the unit's, the reason says where, and there is no node (the
+        findings are in the unit's module, at the config; a position is its
+        module's)."""
+        if unit.home is None or self is unit.home:
+            return reason, node
+        return f"{reason} ({self.path.name if self.path else 'another module'}:{node.lineno})", None
 
     def _went(self, unit: Unit, node: ast.AST) -> None:
         where = f"{self.path.name if self.path else 'another module'}:{node.lineno}"
@@ -368,12 +387,12 @@ class Analysis:
     def _follow_gpu_options_variable(self, unit: Unit, name: ast.Name) -> None:
         binding = self.single_assignment(name, name.id)
         if binding is None or binding.node not in self.parents:
-            unit.stop(UNFOLLOWED, f"its gpu_options `{name.id}` is assigned more than once", name)
+            self._stop(unit, UNFOLLOWED, f"its gpu_options `{name.id}` is assigned more than once", name)
             return
         assign = self.parents[binding.node]
         value = getattr(assign, "value", None) if type(assign) is ast.Assign else None
         if not (type(value) is ast.Call and (s := self.symbol(value.func)) and s.name == sym.GPU_OPTIONS):
-            unit.stop(UNFOLLOWED, f"its gpu_options `{name.id}` is not made by GPUOptions()", name)
+            self._stop(unit, UNFOLLOWED, f"its gpu_options `{name.id}` is not made by GPUOptions()", name)
             return
         if self._own_statement(unit, assign) is None:
             return
@@ -383,7 +402,7 @@ class Analysis:
             if reference is name:
                 continue
             if not self._field_assignment(unit, reference, "gpu_options."):
-                unit.stop(UNFOLLOWED, f"its gpu_options `{name.id}` is used elsewhere", reference)
+                self._stop(unit, UNFOLLOWED, f"its gpu_options `{name.id}` is used elsewhere", reference)
 
     def _device_count_fields(self, outer: ast.keyword) -> list[Field]:
         value = outer.value
@@ -436,8 +455,8 @@ class Analysis:
             return True
         if type(assign) in (ast.Assign, ast.AnnAssign) and assign.value is node:
             # `options = config.graph_options`: a part of it goes on under another name
-            if unit.foreign is None:
-                unit.foreign = (f"a part of it is taken as {self.code(assign.targets[0]) if type(assign) is ast.Assign else self.code(assign.target)}", assign)
+            taken = assign.targets[0] if type(assign) is ast.Assign else assign.target
+            self._foreign(unit, f"a part of it is taken as {self.code(taken)}", assign)
             return True
         if type(assign) is not ast.Assign or not any(t is node for t in assign.targets):
             return False
@@ -473,9 +492,8 @@ class Analysis:
             value = getattr(parent, "value", None) if type(parent) in (ast.Assign, ast.AnnAssign) else None
             if kind in ("assign", "walrus") and value is not None and makes(value):
                 continue
-            if unit.foreign is None:
-                what = {"param": "a parameter", "import": "an import", "def": "a function"}.get(kind, "assigned")
-                unit.foreign = (f"`{name}` is also {what} elsewhere (line {node.lineno})", node)
+            what = {"param": "a parameter", "import": "an import", "def": "a function"}.get(kind, "assigned")
+            self._foreign(unit, f"`{name}` is also {what} elsewhere (line {node.lineno})", node)
         self._own_statement(unit, assign)  # when it fails, follow on: its sinks still matter
         return reads
 
@@ -513,8 +531,8 @@ class Analysis:
         if kind in ("assign", "attribute"):
             reads = self._bound_references(unit, *rest, makes=self._is_config)
             if kind == "attribute" and not reads:
-                unit.stop(UNFOLLOWED, f"it is stored on the object as `{self.code(rest[0])}` and not read in "
-                          "its class", value)
+                self._stop(unit, UNFOLLOWED, f"it is stored on the object as `{self.code(rest[0])}` and not "
+                           "read in its class", value)
             for reference in reads:
                 if not self._field_assignment(unit, reference):
                     self._follow_config_value(unit, reference)
@@ -529,12 +547,18 @@ class Analysis:
         elif kind == "store" and self._follow_stored(unit, rest[0], value):
             pass
         elif kind != "inspect":
-            unit.stop(UNFOLLOWED, self._container(value) or "it is stored or used in a way the codemod does not "
-                      "follow", value)
+            reason, calls = self._container(value)
+            outside = self._outside_calls(calls)
+            if outside:
+                self._stop(unit, EXTERNAL, reason.replace("which is not followed", outside), value)
+            else:
+                self._stop(unit, UNFOLLOWED, reason or "it is stored or used in a way the codemod does not follow",
+                           value)
 
-    def _container(self, value: ast.AST) -> str:
+    def _container(self, value: ast.AST) -> tuple[str, list[ast.Call]]:
         """Where a value put in a dict, list or tuple goes, as the reason a flow
-        stops there ("" for anything else)."""
+        stops there, and the calls the container goes to ("", [] for anything
+        else)."""
         holder = self.parents.get(value)
         if type(holder) is ast.Dict and value in holder.values:
             key = self.literal(holder.keys[holder.values.index(value)])
@@ -542,23 +566,81 @@ class Analysis:
         elif type(holder) in (ast.List, ast.Tuple, ast.Set):
             what = f"it is put in a {type(holder).__name__.lower()}"
         else:
-            return ""
+            return "", []
         node = holder
         while type(self.parents.get(node)) in (ast.Dict, ast.List, ast.Tuple, ast.Set):
             node = self.parents[node]
         kind, *rest = self.destination(node)
-        named = ""
+        named, calls = "", [rest[0]] if kind == "arg" else []
         if kind == "assign":  # `run = {...}`: where the name goes
             named = f", `{rest[0].id}`,"
             binding = self.single_assignment(rest[0], rest[0].id)
             uses = [self.destination(r) for r in self.references_of(binding)] if binding is not None else []
             calls = [use[1] for use in uses if use[0] == "arg"]
-            if calls and len(calls) == len(uses):
-                kind, rest = "arg", [calls[0]]
-        if kind == "arg":
-            return (f"{what}{named} that goes to {self.code(rest[0].func)}() (line {rest[0].lineno}), which is "
-                    "not followed")
-        return f"{what}{named} which is not followed"
+            if not calls or len(calls) != len(uses):
+                calls = []
+        if calls:
+            to = f"{self.code(calls[0].func)}() (line {calls[0].lineno})"
+            return f"{what}{named} that goes to {to}, which is not followed", calls
+        return f"{what}{named} which is not followed", []
+
+    # -- code outside the repository ------------------------------------------------
+
+    def _outside_calls(self, calls: list[ast.Call]) -> str:
+        """"which is code of <module>, outside the repository" when every call
+        calls code of modules the repository does not have ("" otherwise)."""
+        modules = [self.outside(call.func) for call in calls]
+        if not modules or not all(modules):
+            return ""
+        return f"which is code of `{modules[0]}`, a module the repository does not have"
+
+    def outside(self, node: ast.AST, depth: int = 0) -> str | None:
+        """The top-level module a callable or object comes from when that
+        module is not the repository's (nor TensorFlow's, Keras', this
+        package's or the standard library's): `lib.f`, `from lib import f`,
+        `lib.Logger(...)`, and names or `self.<attr>` bound only to those (or
+        to None); None when it is not known to be outside."""
+        if depth > 3 or self.project is None or self.path is None:
+            return None
+        if type(node) is ast.Call:
+            return self.outside(node.func, depth + 1)
+        names = self.qnames(node)
+        if len(names) == 1:
+            return self._outside_module(next(iter(names)))
+        if names:
+            return None
+        if type(node) is ast.Attribute:  # `obj.method`: where obj comes from
+            stores = self.self_attribute(node.value)
+            if stores is not None:
+                values = [self.parents[s].value for s in stores[1] if type(self.parents.get(s)) is ast.Assign]
+                return self._all_outside(values, len(stores[1]), depth)
+            return self.outside(node.value, depth + 1)
+        if type(node) is ast.Name:
+            scope = self.scope_of(node)
+            bindings = scope.visible(node.id) if scope is not None else []
+            values = [self.parents[b.node].value for b in bindings
+                      if b.kind == "assign" and type(self.parents.get(b.node)) is ast.Assign]
+            return self._all_outside(values, len(bindings), depth)
+        return None
+
+    def _all_outside(self, values: list[ast.AST], count: int, depth: int) -> str | None:
+        """The module when each of `count` bindings is an assignment of None
+        or of something from that one module outside the repository."""
+        if not values or len(values) != count:
+            return None
+        found = {self.outside(v, depth + 1) for v in values
+                 if not (type(v) is ast.Constant and v.value is None)}
+        return found.pop() if len(found) == 1 and None not in found else None
+
+    def _outside_module(self, qualified: str) -> str | None:
+        import sys
+
+        top = qualified.split(".")[0]
+        if not top or f"{top}." in _LIBRARIES or top in sys.stdlib_module_names:
+            return None
+        if self.project.module_file(self.path, top) is not None or self.project.has_module(top):
+            return None
+        return top
 
     def _follow_stored(self, unit: Unit, statement: ast.stmt, value: ast.AST) -> bool:
         """A config stored on an object other than `self` (`c.session_config =
@@ -591,15 +673,19 @@ class Analysis:
                 continue
             module._follow_config_value(probe, node)
             place = f"{module.path.name if module.path else 'line'}:{node.lineno}"
-            if probe.status != GRAPH:
+            if probe.status == EXTERNAL:
+                self._stop(unit, EXTERNAL, f"it is stored as `.{attr}`, and at its read at {place} {probe.reason}",
+                           value)
+            if probe.status not in (GRAPH, EXTERNAL):
                 where = probe.reason or "it reaches a session that only carries it"
-                unit.stop(UNFOLLOWED, f"it is stored as `.{attr}`, and at its read at {place} {where}", value)
+                self._stop(unit, UNFOLLOWED, f"it is stored as `.{attr}`, and at its read at {place} {where}",
+                           value)
                 return True
             places.append(place)
         if not places:
             return False
         shown = ", ".join(places[:3]) + (" ..." if len(places) > 3 else "")
-        unit.stop(GRAPH, f"it is stored as `.{attr}`, and every read of it ({shown}) goes to something that "
+        self._stop(unit, GRAPH, f"it is stored as `.{attr}`, and every read of it ({shown}) goes to something that "
                   "honours it", value)
         return True
 
@@ -611,13 +697,15 @@ class Analysis:
         elif symbol is not None and symbol.name == sym.ENABLE_EAGER and eager_config(call) is arg:
             self._follow_session(unit, call)  # on TF2 it only carries the config, as a config-only session
         elif symbol is not None and symbol.name in sym.GRAPH_SINKS:
-            unit.stop(GRAPH, f"it configures {name}()", call)
+            self._stop(unit, GRAPH, f"it configures {name}()", call)
         elif f"{sym.SHIM_PREFIX}configure" in self.qnames(call.func):
-            unit.stop(GRAPH, "tfcompat_threads.configure() applies it", call)  # what the shim target writes
+            self._stop(unit, GRAPH, "tfcompat_threads.configure() applies it", call)  # what target shim writes
         elif type(call.func) is ast.Attribute and call.func.attr in sym.GRAPH_SESSION_METHODS:
-            unit.stop(GRAPH, f"it configures {name}()", call)
+            self._stop(unit, GRAPH, f"it configures {name}()", call)
         elif not self._follow_into(unit, call, arg, "_follow_config_value"):
-            unit.stop(UNFOLLOWED, f"it is passed to {name}()", call)
+            outside = self._outside_calls([call])
+            self._stop(unit, EXTERNAL if outside else UNFOLLOWED, f"it is passed to {name}()"
+                      + (f", {outside}" if outside else ""), call)
 
     def _follow_into(self, unit: Unit, call: ast.Call, arg: ast.AST, follow: str) -> bool:
         """Follow a value passed to a function of this module or of the
@@ -728,7 +816,8 @@ class Analysis:
             return
         elsewhere = self.calls_elsewhere(function) if sites == [] and len(unit.calls_entered) < MAX_DEPTH else []
         if not elsewhere:
-            unit.stop(UNFOLLOWED, f"{function.name}() is used in a way the codemod does not follow", function)
+            self._stop(unit, UNFOLLOWED, f"{function.name}() is used in a way the codemod does not follow",
+                       function)
             return
         for other, site in elsewhere:
             other._went(unit, site)
@@ -752,22 +841,22 @@ class Analysis:
                 if type(self.parents.get(call)) is ast.Expr:
                     self._own_statement(unit, self.parents[call])
                     return
-            unit.stop(GRAPH, f"its session is used to run graphs (line {value.lineno})", value)
+            self._stop(unit, GRAPH, f"its session is used to run graphs (line {value.lineno})", value)
         elif kind in ("discard", "inspect"):
             if kind == "discard":
                 self._own_statement(unit, rest[0])
         elif kind in ("assign", "attribute"):
             reads = self._bound_references(unit, *rest, makes=self._is_session)
             if kind == "attribute" and not reads:
-                unit.stop(UNFOLLOWED, f"its session is stored on the object as `{self.code(rest[0])}` and not "
-                          "read in its class", value)
+                self._stop(unit, UNFOLLOWED, f"its session is stored on the object as `{self.code(rest[0])}` and "
+                           "not read in its class", value)
             for reference in reads:
                 self._follow_session_value(unit, reference)
         elif kind == "return":
             function, statement = rest
             self._follow_helper(unit, function, statement, "_follow_session_value")
         else:
-            unit.stop(GRAPH, f"its session is used to run graphs (line {value.lineno})", value)
+            self._stop(unit, GRAPH, f"its session is used to run graphs (line {value.lineno})", value)
 
     # -- order of execution --------------------------------------------------------
 

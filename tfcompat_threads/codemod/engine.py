@@ -162,13 +162,18 @@ def run(document: bytes | Module, target: str = "native", filename: str | None =
 
 
 def _run(document: bytes | Module, target: str = "native", filename: str | None = None, *,
-        wants: Callable[[str], bool] = lambda code: True, unsafe_fixes: bool = False,
+        wants: Callable[[str], bool] | None = None, unsafe_fixes: bool = False,
         fix: bool = True, noqa: bool = True, path: str | None = None) -> Outcome:
     """Findings of one module and, with `fix`, the fixed module (a .py file's
     bytes, or a `Module`-like document such as a notebook, edited in place).
     Raises SourceError for code that cannot be decoded or parsed, and never
     hands back code that does not parse. `path`: the file on disk, when
-    `filename` is not it (a notebook's module)."""
+    `filename` is not it (a notebook's module). `wants`: the codes to report
+    (default: the rules on by default)."""
+    if wants is None:
+        from .rules import DEFAULT
+
+        wants = DEFAULT.__contains__
     if target not in TARGETS:
         raise ValueError(f"target must be one of {TARGETS}, not {target!r}")
     module = Module(document) if isinstance(document, bytes) else document
@@ -361,7 +366,7 @@ def _rewrite_import(context: Context, node, unused: set[tuple], moved: set[str])
     import libcst as cst
 
     source = context.source
-    start, end = source.line_start(source.start(node)), source.line_end(source.end(node))
+    end = source.line_end(source.end(node))
     try:
         line = cst.parse_module(source.text[source.start(node):end].rstrip("\r\n") + "\n").body[0]
     except cst.ParserSyntaxError:

@@ -25,6 +25,7 @@ class Project:
         self.root = root
         self._analyses: dict[Path, object] = {}
         self._files: list[Path] | None = None
+        self._modules: frozenset[str] | None = None
         self._contents: dict[Path, tuple[tuple[int, int], bytes | None]] = {}
 
     @staticmethod
@@ -57,6 +58,18 @@ class Project:
                     break
             self._files = found
         return self._files
+
+    def has_module(self, name: str) -> bool:
+        """Some folder or file of the repository is a module or package
+        `name`, wherever it is (a folder put on sys.path at run time too)."""
+        if self._modules is None:
+            names = set()
+            for path in self.files():
+                parts = path.relative_to(self.root).parts
+                names.update(parts[:-1])
+                names.add(parts[-1][:-3])
+            self._modules = frozenset(names)
+        return name in self._modules
 
     def read(self, path: Path) -> bytes | None:
         """A regular file's bytes (None: unreadable or too big); read again when it changed."""

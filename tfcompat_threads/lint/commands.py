@@ -25,6 +25,8 @@ def _codemod_options(function):
         click.option("--unsafe-fixes/--no-unsafe-fixes", default=None,
                      help="Count fixes marked unsafe as fixable (fix: apply them too)."),
         click.option("--select", multiple=True, help="Only these rules: codes, prefixes or names, comma-separated."),
+        click.option("--extend-select", multiple=True,
+                     help="These rules too (TFT011 is off by default): codes, prefixes or names."),
         click.option("--ignore", multiple=True, help="Not these rules: codes, prefixes or names, comma-separated."),
         click.option("--output-format", type=click.Choice(FORMATS), default="text", show_default=True),
         click.option("--statistics", is_flag=True, help="Also print the number of findings per rule."),
@@ -94,14 +96,15 @@ def rule(code: str | None, show_all: bool, output_format: str) -> None:
 def _rule_dict(rule) -> dict:
     from .formats import rule_url
 
-    return {"code": rule.code, "name": rule.name, "severity": rule.severity, "summary": rule.summary,
+    return {"code": rule.code, "name": rule.name, "severity": rule.severity, "default": rule.default,
+            "summary": rule.summary,
             "what_it_does": rule.what, "why": rule.why, "example": rule.example,
             "use_instead": rule.use_instead, "fix_safety": rule.fix_safety, "url": rule_url(rule.code)}
 
 
 def _rule_text(rule) -> str:
     return (
-        f"{rule.code} {rule.name} ({rule.severity})\n\n"
+        f"{rule.code} {rule.name} ({rule.severity}{'' if rule.default else ', off by default'})\n\n"
         f"What it does\n  {rule.what}\n\nWhy is this bad?\n  {rule.why}\n\n"
         f"Example\n{_indent(rule.example)}\nUse instead\n{_indent(rule.use_instead)}\n"
         f"Fix safety\n  {rule.fix_safety}"
@@ -112,13 +115,14 @@ def _indent(code: str) -> str:
     return "".join(f"    {line}\n" if line else "\n" for line in code.rstrip("\n").split("\n"))
 
 
-def _settings(paths, stdin_filename, target, unsafe_fixes, select, ignore):
+def _settings(paths, stdin_filename, target, unsafe_fixes, select, extend_select, ignore):
     from .settings import SettingsError, check_codes, load
 
     first = stdin_filename or (paths[0] if paths[0] != "-" else ".")
     try:
         settings = load(first)
         check_codes(_codes(select), "--select")
+        check_codes(_codes(extend_select), "--extend-select")
         check_codes(_codes(ignore), "--ignore")
     except SettingsError as error:
         raise click.UsageError(str(error)) from None
@@ -129,12 +133,14 @@ def _settings(paths, stdin_filename, target, unsafe_fixes, select, ignore):
         changes["unsafe_fixes"] = unsafe_fixes
     if select:
         changes["select"] = _codes(select)
+    if extend_select:
+        changes["extend_select"] = settings.extend_select + _codes(extend_select)
     if ignore:
         changes["ignore"] = settings.ignore + _codes(ignore)
     return settings.replace(**changes)
 
 
-def _run(mode: Mode, paths, target, unsafe_fixes, select, ignore, output_format, statistics, jobs, quiet,
+def _run(mode: Mode, paths, target, unsafe_fixes, select, extend_select, ignore, output_format, statistics, jobs, quiet,
          exit_zero, stdin_filename, force_exclude, show_fixes=False) -> int:
     from . import formats, runner
     from .files import FileError, discover, read_stdin, write_atomic
@@ -147,7 +153,7 @@ def _run(mode: Mode, paths, target, unsafe_fixes, select, ignore, output_format,
         raise click.UsageError("--stdin-filename names standard input: give no paths (or `-`) with it")
     from_stdin = paths == ("-",) or (stdin_filename is not None and not paths)
     paths = paths or (".",)
-    settings = _settings(paths, stdin_filename, target, unsafe_fixes, select, ignore)
+    settings = _settings(paths, stdin_filename, target, unsafe_fixes, select, extend_select, ignore)
     report = Report(mode, settings.unsafe_fixes, unsafe_flag=bool(unsafe_fixes))
     code_to_stdout = mode is Mode.FIX and from_stdin  # `fix -`: standard output is the file
     data_to_stdout = code_to_stdout or mode is Mode.DIFF  # then findings and the summary go to stderr

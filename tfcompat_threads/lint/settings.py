@@ -28,6 +28,7 @@ class Settings:
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE
     extend_exclude: tuple[str, ...] = ()
     select: tuple[str, ...] = ()
+    extend_select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     unsafe_fixes: bool = False
     source: str | None = dataclasses.field(default=None, compare=False)
@@ -41,10 +42,12 @@ class Settings:
         return Excludes(self.exclude + self.extend_exclude)
 
     def enabled(self) -> frozenset[str]:
-        """The rule codes this run reports: select (all when empty), less ignore."""
-        from ..codemod.rules import RULES, expand
+        """The rule codes this run reports: select (the rules on by default
+        when empty) and extend-select, less ignore."""
+        from ..codemod.rules import DEFAULT, expand
 
-        chosen = frozenset(RULES) if not self.select else frozenset().union(*map(expand, self.select))
+        chosen = DEFAULT if not self.select else frozenset().union(*map(expand, self.select))
+        chosen |= frozenset().union(*map(expand, self.extend_select))
         return chosen - frozenset().union(*map(expand, self.ignore)) if self.ignore else chosen
 
 
@@ -103,8 +106,8 @@ def load(start: str) -> Settings:
         values[field.name] = value
     if values.get("target", "native") not in TARGETS:
         raise SettingsError(f"{path}: [{SECTION}] target must be \"native\" or \"shim\"")
-    for key in ("select", "ignore"):
-        check_codes(values.get(key, ()), f"{path}: [{SECTION}] {key}")
+    for key in ("select", "extend-select", "ignore"):
+        check_codes(values.get(key.replace("-", "_"), ()), f"{path}: [{SECTION}] {key}")
     return Settings(source=path, **values)
 
 

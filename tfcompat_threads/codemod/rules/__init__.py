@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from ..context import Context
     from ..findings import Finding
 
-__all__ = ["ERROR", "WARNING", "Example", "REDIRECTS", "RULES", "Rule", "UnknownCode", "expand"]
+__all__ = ["DEFAULT", "ERROR", "WARNING", "Example", "REDIRECTS", "RULES", "Rule", "UnknownCode", "expand"]
 
 
 class Example(NamedTuple):
@@ -49,6 +49,8 @@ class Rule:
     use_instead: str = ""
     fix_safety: str = ""
     fixable: str = "no"
+    default: bool = True
+    """Reported without a `select`; False: only when selected (by code, name, prefix or ALL)."""
     """Whether findings carry a fix: "no", "yes (safe)", "yes (safe or unsafe)"."""
     valid: tuple[str, ...] = ()
     invalid: tuple[Example, ...] = ()
@@ -73,6 +75,7 @@ _MODULES = (
     "thread_setting_after_first_op",
     "device_count_as_thread_limit",
     "openmp_thread_variables",
+    "config_passed_outside",
 )
 
 
@@ -86,6 +89,8 @@ def _load() -> dict[str, Rule]:
 
 
 RULES: dict[str, Rule] = _load()
+DEFAULT: frozenset[str] = frozenset(code for code, rule in RULES.items() if rule.default)
+"""The codes reported when nothing is selected."""
 BY_NAME: dict[str, Rule] = {rule.name: rule for rule in RULES.values()}
 
 # Codes of 0.1 -> codes now (0.1's TFT1xx meant "no fix": a code no longer
