@@ -16,7 +16,7 @@ class ConfigPassedOutside(Rule):
     what = (
         "Finds a `ConfigProto` whose flow leaves the repository: it is passed to a function or object of a module "
         "the repository does not have (not TensorFlow, Keras or the standard library), directly or in a dict or "
-        "list. Off by default: `--select TFT011` (or `extend` it in `select`) turns it on."
+        "list. Off by default: `--extend-select TFT011` (or `extend-select` in the settings) turns it on."
     )
     why = (
         "What that code does with the config is not in the repository, so nothing here can say whether its "
