@@ -178,6 +178,10 @@ def test_a_config_that_goes_outside_the_repository_is_reported_only_on_request(t
     # in the repository, and not followed there (0.2.0.dev0: an internal error, its position taken as main.py's)
     ("from app.helpers import keep\nkeep(config)\n", "TFT005"),
     ("def train(c):\n    with tf.compat.v1.Session(config=c) as s:\n        s.run(1)\ntrain(config)\n", None),
+    # a fallback of the repository's own beside the library's: not known to be outside
+    ("try:\n    from trainlib import train\nexcept ImportError:\n    def train(session_config):\n"
+     "        pass\ntrain(session_config=config)\n", "TFT005"),
+    ("import trainlib\ntrain = None\nif trainlib:\n    train = trainlib.train\ntrain(config)\n", "TFT011"),
 ])
 def test_outside_means_a_module_the_repository_does_not_have(tmp_path, call, code):
     source = "import tensorflow as tf\nconfig = tf.compat.v1.ConfigProto(intra_op_parallelism_threads=2)\n" + call
@@ -190,3 +194,21 @@ def test_outside_means_a_module_the_repository_does_not_have(tmp_path, call, cod
         assert [f["location"]["row"] for f in found] == [2]
     if "keep" in call:
         assert "it is passed to STORE.append() (helpers.py:11)" in found[0]["message"]
+
+
+def test_a_package_installed_under_another_folder_name_is_the_repositorys(tmp_path):
+    """`package_dir={"mylib": "src"}`: `import mylib` is the repository's own
+    code, though no folder is named mylib (reported, not hidden as outside)."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "setup.py").write_text('from setuptools import setup\nsetup(name="x", packages=["mylib"], '
+                                       'package_dir={"mylib": "src"})\n')
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "__init__.py").write_text("def make_session(config):\n    return config\n")
+    (tmp_path / "train.py").write_text("import tensorflow as tf\nimport mylib\n"
+                                       "config = tf.compat.v1.ConfigProto(intra_op_parallelism_threads=2)\n"
+                                       "mylib.make_session(config)\n")
+    assert [f["code"] for f in findings(tmp_path, "--select", "ALL", path="train.py")] == ["TFT005"]
+    (tmp_path / "setup.py").write_text("from setuptools import setup\nsetup(name='x')\n")
+    other = tmp_path.parent / (tmp_path.name + "-other")
+    shutil.copytree(tmp_path, other)  # a new tree: what a repository has is read once per run
+    assert [f["code"] for f in findings(other, "--select", "ALL", path="train.py")] == ["TFT011"]

@@ -598,30 +598,36 @@ class Analysis:
         """The top-level module a callable or object comes from when that
         module is not the repository's (nor TensorFlow's, Keras', this
         package's or the standard library's): `lib.f`, `from lib import f`,
-        `lib.Logger(...)`, and names or `self.<attr>` bound only to those (or
-        to None); None when it is not known to be outside."""
+        `lib.Logger(...)`, attributes of those, and names or `self.<attr>`
+        bound only to those (or to None). None when it is not known to be
+        outside: a name also bound to a def, a class or a parameter (a
+        fallback `def` under `except ImportError:`) may be code of the
+        repository."""
         if depth > 3 or self.project is None or self.path is None:
             return None
         if type(node) is ast.Call:
             return self.outside(node.func, depth + 1)
-        names = self.qnames(node)
-        if len(names) == 1:
-            return self._outside_module(next(iter(names)))
-        if names:
-            return None
-        if type(node) is ast.Attribute:  # `obj.method`: where obj comes from
-            stores = self.self_attribute(node.value)
+        if type(node) is ast.Attribute:
+            stores = self.self_attribute(node)  # `self.<attr>`: what the class stores there
             if stores is not None:
                 values = [self.parents[s].value for s in stores[1] if type(self.parents.get(s)) is ast.Assign]
                 return self._all_outside(values, len(stores[1]), depth)
-            return self.outside(node.value, depth + 1)
-        if type(node) is ast.Name:
-            scope = self.scope_of(node)
-            bindings = scope.visible(node.id) if scope is not None else []
-            values = [self.parents[b.node].value for b in bindings
-                      if b.kind == "assign" and type(self.parents.get(b.node)) is ast.Assign]
-            return self._all_outside(values, len(bindings), depth)
-        return None
+            return self.outside(node.value, depth)  # an attribute of something outside is outside
+        if type(node) is not ast.Name:
+            return None
+        scope = self.scope_of(node)
+        bindings = scope.visible(node.id) if scope is not None else []
+        modules = set()
+        for binding in bindings:
+            holder = self.parents.get(binding.node)
+            if binding.kind == "import":
+                modules.add(self._outside_module(binding.qualified) if binding.qualified else None)
+            elif binding.kind == "assign" and type(holder) is ast.Assign:
+                if not (type(holder.value) is ast.Constant and holder.value.value is None):
+                    modules.add(self.outside(holder.value, depth + 1))
+            else:
+                return None
+        return modules.pop() if len(modules) == 1 and None not in modules else None
 
     def _all_outside(self, values: list[ast.AST], count: int, depth: int) -> str | None:
         """The module when each of `count` bindings is an assignment of None

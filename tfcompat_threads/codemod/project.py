@@ -12,6 +12,7 @@ reads no other file.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 # Files larger than this are not read to follow a flow into them.
@@ -26,6 +27,7 @@ class Project:
         self._analyses: dict[Path, object] = {}
         self._files: list[Path] | None = None
         self._modules: frozenset[str] | None = None
+        self._packaging = ""
         self._contents: dict[Path, tuple[tuple[int, int], bytes | None]] = {}
 
     @staticmethod
@@ -61,7 +63,9 @@ class Project:
 
     def has_module(self, name: str) -> bool:
         """Some folder or file of the repository is a module or package
-        `name`, wherever it is (a folder put on sys.path at run time too)."""
+        `name`, wherever it is (a folder put on sys.path at run time too), or
+        its packaging files name it (`package_dir={"name": "src"}`, a key
+        `name = ...`): a package installed under another folder's name."""
         if self._modules is None:
             names = set()
             for path in self.files():
@@ -69,7 +73,16 @@ class Project:
                 names.update(parts[:-1])
                 names.add(parts[-1][:-3])
             self._modules = frozenset(names)
-        return name in self._modules
+            self._packaging = ""
+            for file in ("setup.py", "setup.cfg", "pyproject.toml"):
+                try:
+                    self._packaging += (self.root / file).read_text(encoding="utf-8", errors="replace") + "\n"
+                except OSError:
+                    pass
+        if name in self._modules:
+            return True
+        quoted = re.escape(name)
+        return re.search(rf"""["']{quoted}["']|^\s*{quoted}\s*=""", self._packaging, re.MULTILINE) is not None
 
     def read(self, path: Path) -> bytes | None:
         """A regular file's bytes (None: unreadable or too big); read again when it changed."""
