@@ -178,6 +178,9 @@ def test_a_config_that_goes_outside_the_repository_is_reported_only_on_request(t
     # in the repository, and not followed there (0.2.0.dev0: an internal error, its position taken as main.py's)
     ("from app.helpers import keep\nkeep(config)\n", "TFT005"),
     ("def train(c):\n    with tf.compat.v1.Session(config=c) as s:\n        s.run(1)\ntrain(config)\n", None),
+    # slim's loops run a graph session with the config, whichever slim it is (magenta, SSD-Tensorflow)
+    ("import tf_slim as slim\nslim.learning.train(None, 'logs', session_config=config)\n", None),
+    ("slim = tf.contrib.slim\nslim.evaluation.evaluate_once('', 'ckpt', 'logs', session_config=config)\n", None),
     # a fallback of the repository's own beside the library's: not known to be outside
     ("try:\n    from trainlib import train\nexcept ImportError:\n    def train(session_config):\n"
      "        pass\ntrain(session_config=config)\n", "TFT005"),

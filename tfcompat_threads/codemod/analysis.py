@@ -702,7 +702,7 @@ class Analysis:
             self._follow_session(unit, call)
         elif symbol is not None and symbol.name == sym.ENABLE_EAGER and eager_config(call) is arg:
             self._follow_session(unit, call)  # on TF2 it only carries the config, as a config-only session
-        elif symbol is not None and symbol.name in sym.GRAPH_SINKS:
+        elif self._graph_sink(call.func):
             self._stop(unit, GRAPH, f"it configures {name}()", call)
         elif f"{sym.SHIM_PREFIX}configure" in self.qnames(call.func):
             self._stop(unit, GRAPH, "tfcompat_threads.configure() applies it", call)  # what target shim writes
@@ -712,6 +712,26 @@ class Analysis:
             outside = self._outside_calls([call])
             self._stop(unit, EXTERNAL if outside else UNFOLLOWED, f"it is passed to {name}()"
                       + (f", {outside}" if outside else ""), call)
+
+    def _graph_sink(self, func: ast.AST) -> bool:
+        """A call that runs graphs with the config it is given (GRAPH_SINKS),
+        also through a module alias bound once in its scope (`slim =
+        tf.contrib.slim`, as TF1 code writes it)."""
+        names = self.qnames(func)
+        if not names:
+            root, chain = func, []
+            while type(root) is ast.Attribute:
+                chain.append(root.attr)
+                root = root.value
+            scope = self.scope_of(root) if type(root) is ast.Name and chain else None
+            bindings = scope.visible(root.id) if scope is not None else []
+            holder = self.parents.get(bindings[0].node) if len(bindings) == 1 else None
+            if type(holder) is ast.Assign and type(holder.value) in (ast.Attribute, ast.Name):
+                suffix = "".join(f".{attr}" for attr in reversed(chain))
+                names = frozenset(base + suffix for base in self.qnames(holder.value))
+        symbol = sym.symbol_for(names)
+        return (symbol is not None and symbol.name in sym.GRAPH_SINKS) or not names.isdisjoint(
+            sym.LIBRARY_GRAPH_SINKS)
 
     def _follow_into(self, unit: Unit, call: ast.Call, arg: ast.AST, follow: str) -> bool:
         """Follow a value passed to a function of this module or of the

@@ -53,7 +53,17 @@ GRAPH_SINKS = (
     "train.SingularMonitoredSession",
     "distribute.Server",
     "python.client.device_lib.list_local_devices",  # lists the devices the config lets it see
+    # slim's loops make a Supervisor session with it
+    "contrib.slim.learning.train",
+    "contrib.slim.evaluation.evaluate_once",
+    "contrib.slim.evaluation.evaluation_loop",
 )
+# The same outside TensorFlow's namespace: tf_slim, slim as its own package.
+LIBRARY_GRAPH_SINKS = frozenset({
+    "tf_slim.learning.train",
+    "tf_slim.evaluation.evaluate_once",
+    "tf_slim.evaluation.evaluation_loop",
+})
 
 # Methods that make a graph session from a config: Supervisor and
 # SessionManager, and tf.test.TestCase's sessions.
