@@ -587,12 +587,12 @@ class Analysis:
     # -- code outside the repository ------------------------------------------------
 
     def _outside_calls(self, calls: list[ast.Call]) -> str:
-        """"which is code of <module>, outside the repository" when every call
-        calls code of modules the repository does not have ("" otherwise)."""
-        modules = [self.outside(call.func) for call in calls]
-        if not modules or not all(modules):
+        """"which is code of `<module>`, a module the repository does not have"
+        when every call calls code of that one module ("" otherwise)."""
+        modules = {self.outside(call.func) for call in calls}
+        if len(modules) != 1 or None in modules:
             return ""
-        return f"which is code of `{modules[0]}`, a module the repository does not have"
+        return f"which is code of `{modules.pop()}`, a module the repository does not have"
 
     def outside(self, node: ast.AST, depth: int = 0) -> str | None:
         """The top-level module a callable or object comes from when that
@@ -609,34 +609,25 @@ class Analysis:
             return self.outside(node.func, depth + 1)
         if type(node) is ast.Attribute:
             stores = self.self_attribute(node)  # `self.<attr>`: what the class stores there
-            if stores is not None:
-                values = [self.parents[s].value for s in stores[1] if type(self.parents.get(s)) is ast.Assign]
-                return self._all_outside(values, len(stores[1]), depth)
-            return self.outside(node.value, depth)  # an attribute of something outside is outside
-        if type(node) is not ast.Name:
+            if stores is None:
+                return self.outside(node.value, depth)  # an attribute of something outside is outside
+            bound = [(s, "assign", None) for s in stores[1]]
+        elif type(node) is ast.Name:
+            scope = self.scope_of(node)
+            bound = [(b.node, b.kind, b.qualified) for b in scope.visible(node.id)] if scope is not None else []
+        else:
             return None
-        scope = self.scope_of(node)
-        bindings = scope.visible(node.id) if scope is not None else []
         modules = set()
-        for binding in bindings:
-            holder = self.parents.get(binding.node)
-            if binding.kind == "import":
-                modules.add(self._outside_module(binding.qualified) if binding.qualified else None)
-            elif binding.kind == "assign" and type(holder) is ast.Assign:
+        for target, kind, qualified in bound:  # each: an import, or an assignment of None or of a value
+            holder = self.parents.get(target)
+            if kind == "import":
+                modules.add(self._outside_module(qualified) if qualified else None)
+            elif kind == "assign" and type(holder) is ast.Assign:
                 if not (type(holder.value) is ast.Constant and holder.value.value is None):
                     modules.add(self.outside(holder.value, depth + 1))
             else:
-                return None
+                return None  # a def, a class, a parameter, a loop variable ...
         return modules.pop() if len(modules) == 1 and None not in modules else None
-
-    def _all_outside(self, values: list[ast.AST], count: int, depth: int) -> str | None:
-        """The module when each of `count` bindings is an assignment of None
-        or of something from that one module outside the repository."""
-        if not values or len(values) != count:
-            return None
-        found = {self.outside(v, depth + 1) for v in values
-                 if not (type(v) is ast.Constant and v.value is None)}
-        return found.pop() if len(found) == 1 and None not in found else None
 
     def _outside_module(self, qualified: str) -> str | None:
         import sys
@@ -691,8 +682,8 @@ class Analysis:
         if not places:
             return False
         shown = ", ".join(places[:3]) + (" ..." if len(places) > 3 else "")
-        self._stop(unit, GRAPH, f"it is stored as `.{attr}`, and every read of it ({shown}) goes to something that "
-                  "honours it", value)
+        self._stop(unit, GRAPH, f"it is stored as `.{attr}`, and every read of it ({shown}) goes to something "
+                   "that honours it", value)
         return True
 
     def _config_sink(self, unit: Unit, call: ast.Call, arg: ast.AST) -> None:
@@ -710,8 +701,10 @@ class Analysis:
             self._stop(unit, GRAPH, f"it configures {name}()", call)
         elif not self._follow_into(unit, call, arg, "_follow_config_value"):
             outside = self._outside_calls([call])
-            self._stop(unit, EXTERNAL if outside else UNFOLLOWED, f"it is passed to {name}()"
-                      + (f", {outside}" if outside else ""), call)
+            if outside:
+                self._stop(unit, EXTERNAL, f"it is passed to {name}(), {outside}", call)
+            else:
+                self._stop(unit, UNFOLLOWED, f"it is passed to {name}()", call)
 
     def _graph_sink(self, func: ast.AST) -> bool:
         """A call that runs graphs with the config it is given (GRAPH_SINKS),
