@@ -9,10 +9,11 @@ findings, and their fixes into edits.
 from __future__ import annotations
 
 import ast
+import sys
 from typing import NamedTuple
 
 from . import symbols as sym
-from .scopes import Scopes
+from .scopes import Scopes, dotted
 from .source import Source
 from .symbols import Symbol
 
@@ -84,7 +85,7 @@ class Unit:
         """Attributes it is followed through as stored (`c.session_config`): no cycle."""
 
     def stop(self, status: str, reason: str, node: ast.AST) -> None:
-        if self.status == CONFIG_ONLY or _RANK[status] > _RANK[self.status]:
+        if _RANK[status] > _RANK[self.status]:  # the first reason of the strongest status stays
             self.status, self.reason, self.reason_node = status, reason, node
 
     @property
@@ -547,18 +548,19 @@ class Analysis:
         elif kind == "store" and self._follow_stored(unit, rest[0], value):
             pass
         elif kind != "inspect":
-            reason, calls = self._container(value)
+            where, calls = self._container(value)
             outside = self._outside_calls(calls)
-            if outside:
-                self._stop(unit, EXTERNAL, reason.replace("which is not followed", outside), value)
+            if not where:
+                self._stop(unit, UNFOLLOWED, "it is stored or used in a way the codemod does not follow", value)
+            elif outside:
+                self._stop(unit, EXTERNAL, f"{where} {outside}", value)
             else:
-                self._stop(unit, UNFOLLOWED, reason or "it is stored or used in a way the codemod does not follow",
-                           value)
+                self._stop(unit, UNFOLLOWED, f"{where} which is not followed", value)
 
     def _container(self, value: ast.AST) -> tuple[str, list[ast.Call]]:
-        """Where a value put in a dict, list or tuple goes, as the reason a flow
-        stops there, and the calls the container goes to ("", [] for anything
-        else)."""
+        """Where a value put in a dict, list or tuple goes ("it is put in a
+        dict under 'k', `run`, that goes to log() (line 3),"), and the calls
+        the container goes to; ("", []) for anything else."""
         holder = self.parents.get(value)
         if type(holder) is ast.Dict and value in holder.values:
             key = self.literal(holder.keys[holder.values.index(value)])
@@ -580,9 +582,8 @@ class Analysis:
             if not calls or len(calls) != len(uses):
                 calls = []
         if calls:
-            to = f"{self.code(calls[0].func)}() (line {calls[0].lineno})"
-            return f"{what}{named} that goes to {to}, which is not followed", calls
-        return f"{what}{named} which is not followed", []
+            return f"{what}{named} that goes to {self.code(calls[0].func)}() (line {calls[0].lineno}),", calls
+        return f"{what}{named}", []
 
     # -- code outside the repository ------------------------------------------------
 
@@ -630,8 +631,6 @@ class Analysis:
         return modules.pop() if len(modules) == 1 and None not in modules else None
 
     def _outside_module(self, qualified: str) -> str | None:
-        import sys
-
         top = qualified.split(".")[0]
         if not top or f"{top}." in _LIBRARIES or top in sys.stdlib_module_names:
             return None
@@ -711,17 +710,15 @@ class Analysis:
         also through a module alias bound once in its scope (`slim =
         tf.contrib.slim`, as TF1 code writes it)."""
         names = self.qnames(func)
-        if not names:
-            root, chain = func, []
-            while type(root) is ast.Attribute:
-                chain.append(root.attr)
-                root = root.value
-            scope = self.scope_of(root) if type(root) is ast.Name and chain else None
+        root, path = func, dotted(func)
+        while type(root) is ast.Attribute:
+            root = root.value
+        if not names and path and type(root) is ast.Name and path != root.id:
+            scope = self.scope_of(root)
             bindings = scope.visible(root.id) if scope is not None else []
             holder = self.parents.get(bindings[0].node) if len(bindings) == 1 else None
             if type(holder) is ast.Assign and type(holder.value) in (ast.Attribute, ast.Name):
-                suffix = "".join(f".{attr}" for attr in reversed(chain))
-                names = frozenset(base + suffix for base in self.qnames(holder.value))
+                names = frozenset(base + path[len(root.id):] for base in self.qnames(holder.value))
         symbol = sym.symbol_for(names)
         return (symbol is not None and symbol.name in sym.GRAPH_SINKS) or not names.isdisjoint(
             sym.LIBRARY_GRAPH_SINKS)

@@ -73,7 +73,6 @@ class Project:
                 names.update(parts[:-1])
                 names.add(parts[-1][:-3])
             self._modules = frozenset(names)
-            self._packaging = ""
             for file in ("setup.py", "setup.cfg", "pyproject.toml"):
                 try:
                     self._packaging += (self.root / file).read_text(encoding="utf-8", errors="replace") + "\n"
