@@ -73,9 +73,25 @@ def test_fix_rewrites_only_changed_cells(tmp_path):
     assert cli("check", str(path)).exit_code == 0
 
 
-def test_notebook_with_other_json_style_is_checked_not_rewritten(tmp_path):
+def test_only_the_changed_cells_json_is_written(tmp_path):
+    """Bytes json.dumps would not write (a space at a line end, Windows line
+    endings) stay where no cell changed; the changed cell is written as the
+    file writes its cells."""
+    for newline in ("\n", "\r\n"):
+        path = notebook(tmp_path)
+        odd = path.read_text().replace('\n "nbformat"', '  \n "nbformat"').replace("\n", newline)
+        path.write_bytes(odd.encode())
+        assert cli("fix", str(path)).exit_code == 0
+        new = path.read_bytes().decode()
+        assert '  ' + newline + ' "nbformat"' in new and new.count("\r\n") == (new.count("\n") if newline == "\r\n" else 0)
+        assert json.loads(new)["cells"][2]["source"][1] == "tf.config.threading.set_intra_op_parallelism_threads(2)\n"
+        assert cli("check", str(path)).exit_code == 0
+
+
+def test_notebook_whose_changed_cell_json_has_another_style_is_checked_not_rewritten(tmp_path):
     path = notebook(tmp_path)
-    path.write_text(path.read_text().replace('\n "nbformat"', '  \n "nbformat"'))
+    text = path.read_text()
+    path.write_text(text.replace('"execution_count": 2,', '"execution_count" : 2,'))
     raw = path.read_bytes()
     result = cli("fix", str(path))
     assert result.exit_code == 2 and "without reformatting" in result.stderr

@@ -6,6 +6,7 @@ original bytes. `check`, `diff` and `fix` all go through `run`, so what
 from __future__ import annotations
 
 import ast
+import contextlib
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -128,6 +129,10 @@ class Module:
     """A .py file as the engine reads and edits it. A notebook has its own
     (`lint/notebooks.py`): the same two methods over its code cells."""
 
+    exact = True
+    """Its new bytes are the edits applied to its text (a notebook's module
+    may differ in line endings): findings left move as the edits say."""
+
     def __init__(self, data: bytes) -> None:
         self.data = data
 
@@ -163,13 +168,15 @@ def run(document: bytes | Module, target: str = "native", filename: str | None =
 
 def _run(document: bytes | Module, target: str = "native", filename: str | None = None, *,
         wants: Callable[[str], bool] | None = None, unsafe_fixes: bool = False,
-        fix: bool = True, noqa: bool = True, path: str | None = None) -> Outcome:
+        fix: bool = True, noqa: bool = True, path: str | None = None, memo=None) -> Outcome:
     """Findings of one module and, with `fix`, the fixed module (a .py file's
     bytes, or a `Module`-like document such as a notebook, edited in place).
     Raises SourceError for code that cannot be decoded or parsed, and never
     hands back code that does not parse. `path`: the file on disk, when
     `filename` is not it (a notebook's module). `wants`: the codes to report
-    (default: the rules on by default)."""
+    (default: the rules on by default). `memo` (lint/cache.py): the first
+    round's findings and edits, kept by an earlier run of the same settings
+    when the module's bytes and everything its analysis read are unchanged."""
     if wants is None:
         from .rules import DEFAULT
 
@@ -182,18 +189,31 @@ def _run(document: bytes | Module, target: str = "native", filename: str | None 
         context, found = lint(source, target, path or filename)
         return context, select(found, wants, suppressions(source.text) if noqa else {}, unsafe_fixes)
 
-    context, findings = round_(Source(module.code(), filename))
+    code = module.code()
+    context, findings, planned = None, None, None
+    if memo is not None:
+        findings, planned = memo.recall(code) or (None, None)
+        if fix and planned is None and findings is not None and any(f.fixed for f in findings):
+            findings = None  # kept by a check that could not plan its fix without libcst
+    if findings is None:
+        with memo.recording() if memo is not None else _nothing():
+            context, findings = round_(Source(code, filename))
+            if memo is not None and any(f.fixed for f in findings):
+                planned = _plan(context, findings, rewrite_imports=fix)
+        if memo is not None:
+            memo.keep(code, findings, planned)
     if not fix or not any(f.fixed for f in findings):
-        return Outcome(findings, module.code())
+        return Outcome(findings, code)
     first = final = findings
     for _ in range(MAX_ROUNDS):
-        edits, skipped = apply(context, [f for f in final if f.fixed])
+        edits, skipped = planned if final is first and planned is not None else apply(
+            context, [f for f in final if f.fixed])
         for finding in skipped:
             finding.fixed = False
-        before = context.source
+        before = context.source if context is not None else Source(code, filename, parse=False)
         if not module.apply(before, edits):
             break
-        if not skipped and type(module) is Module:  # one round did it: no need to read it all again
+        if not skipped and module.exact:  # one round did it: no need to read it all again
             new = _reparsed(module.code(), filename, analyse=False)
             return Outcome(first, module.code(), _moved(before, new, edits, [f for f in final if not f.fixed]))
         context, final = round_(_reparsed(module.code(), filename))
@@ -204,6 +224,29 @@ def _run(document: bytes | Module, target: str = "native", filename: str | None 
     for finding in final:
         finding.fixed = False
     return Outcome(first, module.code(), final)
+
+
+@contextlib.contextmanager
+def _nothing():
+    yield
+
+
+def _plan(context: Context, findings: list[Finding], rewrite_imports: bool):
+    """The first round's edits and skipped findings, for the memo; None when
+    they need an import statement rewritten and `check` (which never loads
+    libcst) is running: `fix` plans that file itself."""
+    try:
+        return apply(context, [f for f in findings if f.fixed], rewrite_imports)
+    except _Unplanned:
+        return None
+    except Exception:  # what check reports never depends on planning; fix plans (and reports) it itself
+        if rewrite_imports:
+            raise
+        return None
+
+
+class _Unplanned(Exception):
+    pass
 
 
 def _moved(before: Source, after: Source, edits: list, findings: list[Finding]) -> list[Finding]:
@@ -241,10 +284,11 @@ def _reparsed(data: bytes, filename: str | None, analyse: bool = True) -> Source
 # -- applying fixes -----------------------------------------------------------------------
 
 
-def apply(context: Context, findings: list[Finding]) -> tuple[list, list[Finding]]:
+def apply(context: Context, findings: list[Finding], rewrite_imports: bool = True) -> tuple[list, list[Finding]]:
     """The text edits that make the fixes of `findings` marked fixed (import
     statements and empty blocks included); the findings whose edits overlap
-    an earlier fix's (left for another round)."""
+    an earlier fix's (left for another round). Without `rewrite_imports`,
+    an import statement to rewrite raises _Unplanned."""
     source = context.source
     text_edits: list = []
     ensure: set[EnsureImport] = set()
@@ -267,7 +311,7 @@ def apply(context: Context, findings: list[Finding]) -> tuple[list, list[Finding
             seen.add(edit)
             taken.append((edit.start, edit.end))
             text_edits.append(edit)
-    text_edits += _import_edits(context, text_edits, moves)
+    text_edits += _import_edits(context, text_edits, moves, rewrite_imports)
     text_edits = _with_pass(text_edits, source.newline)
     text_edits += _ensure_imports(source, sorted(ensure, key=str))
     return text_edits, skipped
@@ -314,7 +358,7 @@ def _with_pass(edits: list, newline: str) -> list:
 # -- imports ------------------------------------------------------------------------------
 
 
-def _import_edits(context: Context, edits: list, moves: dict[int, set[str]]) -> list:
+def _import_edits(context: Context, edits: list, moves: dict[int, set[str]], rewrite: bool = True) -> list:
     """Import statements rewritten: names that only the applied edits used
     go (only those), TF1-only names move to tensorflow.compat.v1."""
     source = context.source
@@ -329,6 +373,8 @@ def _import_edits(context: Context, edits: list, moves: dict[int, set[str]]) -> 
         unused = {(alias.name, alias.asname) for alias in node.names
                   if _made_unused(context, node, alias, ranges, contents)}
         if moved or unused:
+            if not rewrite:
+                raise _Unplanned
             edit = _rewrite_import(context, node, unused, moved)
             if edit is not None:
                 out.append(edit)

@@ -11,6 +11,7 @@ reads no other file.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from pathlib import Path
@@ -29,6 +30,8 @@ class Project:
         self._modules: frozenset[str] | None = None
         self._packaging = ""
         self._contents: dict[Path, tuple[tuple[int, int], bytes | None]] = {}
+        self._logs: list[list[tuple]] = []
+        self._made: dict[Path, list[tuple]] = {}
 
     @staticmethod
     def of(filename: str | None) -> Project | None:
@@ -37,16 +40,10 @@ class Project:
         its top-level package is in (or its own)."""
         if not filename or filename == "-" or not os.path.exists(filename):
             return None
-        folder = Path(os.path.abspath(filename)).parent
-        for candidate in (folder, *folder.parents):
-            if (candidate / ".git").exists():
-                return _cached(candidate)
-        for candidate in (folder, *folder.parents):
-            if any((candidate / name).is_file() for name in ("setup.py", "setup.cfg", "pyproject.toml")):
-                return _cached(candidate)
-        while (folder / "__init__.py").is_file() and folder.parent != folder:
-            folder = folder.parent
-        return _cached(folder)
+        folder = os.path.dirname(os.path.abspath(filename))
+        if folder not in _ROOTS:  # once per folder and process
+            _ROOTS[folder] = _root(Path(folder))
+        return _cached(_ROOTS[folder])
 
     # -- files -------------------------------------------------------------------
 
@@ -78,13 +75,19 @@ class Project:
                     self._packaging += (self.root / file).read_text(encoding="utf-8", errors="replace") + "\n"
                 except OSError:
                     pass
-        if name in self._modules:
-            return True
         quoted = re.escape(name)
-        return re.search(rf"""["']{quoted}["']|^\s*{quoted}\s*=""", self._packaging, re.MULTILINE) is not None
+        found = name in self._modules or re.search(
+            rf"""["']{quoted}["']|^\s*{quoted}\s*=""", self._packaging, re.MULTILINE) is not None
+        self._note("has_module", name, found)
+        return found
 
     def read(self, path: Path) -> bytes | None:
         """A regular file's bytes (None: unreadable or too big); read again when it changed."""
+        data = self._read(path)
+        self._note("read", str(path), digest(data))
+        return data
+
+    def _read(self, path: Path) -> bytes | None:
         try:
             status = path.stat()
         except OSError:
@@ -100,18 +103,27 @@ class Project:
                     data = None
             self._contents[path] = cached = (stamp, data)
             self._analyses.pop(path.resolve(), None)
+            self._made.pop(path.resolve(), None)
         return cached[1]
 
     def mentioning(self, word: str, exclude: Path | None = None) -> list[Path]:
         """Files whose bytes contain `word` (a name): the candidates to parse."""
         needle = word.encode()
-        return [p for p in self.files() if p != exclude and (data := self.read(p)) is not None and needle in data]
+        found = [p for p in self.files() if p != exclude and (data := self._read(p)) is not None and needle in data]
+        self._note("mentioning", word, str(exclude), tuple(map(str, found)))
+        return found
 
     def analysis(self, path: Path):
         """The analysis of another module of the project (None: unreadable)."""
         path = path.resolve()
-        if path not in self._analyses:
-            self._analyses[path] = None  # a cycle finds None, not itself
+        if path in self._analyses:
+            for entry in self._made.get(path, ()):  # what its making asked is asked again here
+                self._note(*entry)
+            return self._analyses[path]
+        self._analyses[path] = None  # a cycle finds None, not itself
+        log: list[tuple] = []
+        self._logs.append(log)
+        try:
             data = self.read(path)
             if data is not None:
                 from .analysis import Analysis
@@ -121,7 +133,47 @@ class Project:
                     self._analyses[path] = Analysis(Source(data, str(path)), project=self, path=path)
                 except (SourceError, RecursionError, MemoryError):
                     self._analyses[path] = None
+        finally:
+            self._logs.remove(log)
+        self._made[path] = log
         return self._analyses[path]
+
+    # -- what a result depends on ------------------------------------------------------
+
+    def _note(self, kind: str, *question_and_answer) -> None:
+        for log in self._logs:
+            log.append((kind, *question_and_answer))
+
+    @contextlib.contextmanager
+    def recording(self):
+        """Every question asked of the project meanwhile (what was read, which
+        modules exist, which files mention a name), with its answer: the
+        analysis of a file is a function of its bytes and these."""
+        log: list[tuple] = []
+        self._logs.append(log)
+        try:
+            yield log
+        finally:
+            self._logs.remove(log)
+
+    def answers(self, log: list[tuple]) -> bool:
+        """Every question of `log` gets the same answer now."""
+        for kind, *question, answer in log:
+            if kind == "read":
+                now = digest(self._read(Path(question[0])))
+            elif kind == "has_module":
+                now = self.has_module(question[0])
+            elif kind == "module_file":
+                found = self.module_file(Path(question[0]), question[1], question[2])
+                now = None if found is None else str(found)
+            elif kind == "mentioning":
+                exclude = None if question[1] == "None" else Path(question[1])
+                now = tuple(map(str, self.mentioning(question[0], exclude)))
+            else:
+                return False
+            if now != answer:
+                return False
+        return True
 
     # -- modules -------------------------------------------------------------------
 
@@ -136,15 +188,43 @@ class Project:
             bases = [base]
         else:
             bases = [Path(importer).parent, self.root, self.root / "src"]
+        found = None
         for base in bases:
             for candidate in (base.joinpath(*parts).with_suffix(".py") if parts else None,
                               base.joinpath(*parts, "__init__.py")):
                 if candidate is not None and candidate.is_file() and _inside(candidate, self.root):
-                    return candidate.resolve()
-        return None
+                    found = candidate.resolve()
+                    break
+            if found is not None:
+                break
+        self._note("module_file", str(importer), module, level, None if found is None else str(found))
+        return found
 
+
+try:  # the C module itself: hashlib would load OpenSSL first (milliseconds)
+    from _blake2 import blake2b
+except ImportError:  # another Python
+    from hashlib import blake2b
 
 _PROJECTS: dict[Path, Project] = {}
+_ROOTS: dict[str, Path] = {}
+
+
+def _root(folder: Path) -> Path:
+    for candidate in (folder, *folder.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    for candidate in (folder, *folder.parents):
+        if any((candidate / name).is_file() for name in ("setup.py", "setup.cfg", "pyproject.toml")):
+            return candidate
+    while (folder / "__init__.py").is_file() and folder.parent != folder:
+        folder = folder.parent
+    return folder
+
+
+def digest(data: bytes | None) -> str | None:
+    """What stands for a file's bytes in a recorded answer (None: unreadable)."""
+    return None if data is None else blake2b(data, digest_size=16).hexdigest()
 
 
 def _cached(root: Path) -> Project:

@@ -58,7 +58,7 @@ def detect_encoding(data: bytes) -> str:
 class Source:
     """Decoded text, line table and syntax tree of one module."""
 
-    def __init__(self, data: bytes, filename: str | None = None) -> None:
+    def __init__(self, data: bytes, filename: str | None = None, parse: bool = True) -> None:
         if len(data) > MAX_SOURCE_BYTES:
             raise SourceError(1, 1, f"{len(data):,} bytes of Python: larger than the {MAX_SOURCE_BYTES:,} this "
                               "tool parses (its syntax tree would need about "
@@ -78,7 +78,8 @@ class Source:
         self.line_starts = starts
         first = _NEWLINE.search(self.text)
         self.newline = first.group(0) if first else "\n"
-        self.tree = self._parse()
+        self.tree = self._parse() if parse else None
+        """The syntax tree (None when not asked for: text and offsets only)."""
 
     def _parse(self) -> ast.Module:
         import warnings

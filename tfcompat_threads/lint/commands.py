@@ -37,6 +37,8 @@ def _codemod_options(function):
         click.option("--stdin-filename", default=None,
                      help="Read standard input (as `-` does) and name it this in messages and settings."),
         click.option("--force-exclude", is_flag=True, help="Apply excludes to paths named on the command line too."),
+        click.option("--no-cache", is_flag=True,
+                     help="Neither use nor keep what earlier runs found (see TFCOMPAT_THREADS_CACHE_DIR)."),
     ]
     for option in reversed(options):
         function = option(function)
@@ -141,7 +143,7 @@ def _settings(paths, stdin_filename, target, unsafe_fixes, select, extend_select
 
 
 def _run(mode: Mode, paths, target, unsafe_fixes, select, extend_select, ignore, output_format, statistics, jobs, quiet,
-         exit_zero, stdin_filename, force_exclude, show_fixes=False) -> int:
+         exit_zero, stdin_filename, force_exclude, no_cache, show_fixes=False) -> int:
     from . import formats, runner
     from .files import FileError, discover, read_stdin, write_atomic
     from .report import Report
@@ -169,7 +171,7 @@ def _run(mode: Mode, paths, target, unsafe_fixes, select, extend_select, ignore,
         files, missing = discover(list(paths), settings.excludes, force_exclude)
         for message in missing:
             report.failed(message)
-        results = runner.run(files, settings, mode, jobs)
+        results = runner.run(files, settings, mode, jobs, cache=not no_cache)
         if sys.stderr.isatty() and not quiet and len(files) > 100:
             results = _with_progress(results, len(files))
     entries = []

@@ -36,6 +36,8 @@ class Cell:
     """First line of the cell in the module (1-based)."""
     masked: set[int] = field(default_factory=set)
     """Lines (1-based, in the cell) that hold magics."""
+    built: tuple[str, str, int] | None = None
+    """(text, its code in the module, its line count) of the last build."""
 
     @property
     def line_count(self) -> int:
@@ -134,16 +136,19 @@ def to_module(notebook: Notebook) -> str:
     line = 1
     for cell in notebook.cells:
         cell.start_line = line
-        lines = _NEWLINE.split(cell.text)
-        endings = _NEWLINE.findall(cell.text)
-        for first, continuation in _magics(lines):
-            text = lines[first - 1]
-            lines[first - 1] = text[: len(text) - len(text.lstrip())] + "pass"
-            for number in continuation:
-                lines[number - 1] = ""
-            cell.masked |= {first, *continuation}
-        parts.append("".join(text + (endings[i] if i < len(endings) else "") for i, text in enumerate(lines)))
-        line += len(lines)
+        if cell.built is None or cell.built[0] != cell.text:  # a cell the fix left is not scanned again
+            lines = _NEWLINE.split(cell.text)
+            endings = _NEWLINE.findall(cell.text)
+            for first, continuation in _magics(lines):
+                text = lines[first - 1]
+                lines[first - 1] = text[: len(text) - len(text.lstrip())] + "pass"
+                for number in continuation:
+                    lines[number - 1] = ""
+                cell.masked |= {first, *continuation}
+            code = "".join(text + (endings[i] if i < len(endings) else "") for i, text in enumerate(lines))
+            cell.built = (cell.text, code, len(lines))
+        parts.append(cell.built[1])
+        line += cell.built[2]
     return "\n".join(parts) + "\n"
 
 
@@ -287,17 +292,21 @@ def apply_edits(notebook: Notebook, module: str, edits) -> bool:
 def dump(notebook: Notebook) -> bytes:
     """The notebook with the cells' new sources; other bytes as they were."""
     cells = notebook.cell_list()
-    changed = False
+    changed = []  # (the cell as it was, as it is)
     for cell in notebook.cells:
         entry = cells[cell.index]
         old = _source(entry, notebook.source_key)
         if cell.text == old:
             continue
-        changed = True
+        before = dict(entry)
         source = entry.get(notebook.source_key)
         entry[notebook.source_key] = cell.text.splitlines(keepends=True) if isinstance(source, list) else cell.text
+        changed.append((before, entry))
     if not changed:
         return notebook.raw
+    spliced = _splice(notebook, changed)
+    if spliced is not None:
+        return spliced
     indent, ensure_ascii = _json_style(json.loads(notebook.raw.decode("utf-8-sig")), notebook.raw)
     if indent == -1:
         raise NotebookError("cannot rewrite this notebook without reformatting its JSON; fix it by hand")
@@ -306,6 +315,50 @@ def dump(notebook: Notebook) -> bytes:
     trailing = decoded[len(decoded.rstrip("\n")):]
     bom = "\ufeff" if notebook.raw.startswith(b"\xef\xbb\xbf") else ""
     return (bom + text + trailing).encode("utf-8")
+
+
+def _splice(notebook: Notebook, changed: list[tuple[dict, dict]]) -> bytes | None:
+    """The raw bytes with each changed cell's JSON replaced by its new JSON,
+    written as json.dumps writes it at its depth in the style the file uses
+    (indent from its second line, its line ending; ASCII escapes or not),
+    found once and only
+    once in the text. None when a cell is not found so, or when the result
+    does not load as the new notebook: then the whole notebook is written
+    (`dump`). Only the changed cells are serialised (json.dumps with an
+    indent is pure Python, and notebooks carry megabytes of outputs)."""
+    decoded = notebook.raw.decode("utf-8-sig")
+    newline = "\r\n" if decoded.startswith("{\r\n") else "\n"
+    lines = decoded.split(newline, 2)
+    indent = len(lines[1]) - len(lines[1].lstrip(" ")) if lines[0] == "{" and len(lines) > 2 else None
+    if indent == 0:
+        return None
+    depth = newline + " " * ((indent or 0) * (4 if "worksheets" in notebook.document else 2))
+    pieces = []
+    for before, after in changed:
+        for ensure_ascii in (False, True):
+            old = _dump(before, indent, ensure_ascii).replace("\n", depth)
+            if decoded.count(old) == 1:
+                start = decoded.find(old)
+                pieces.append((start, start + len(old), _dump(after, indent, ensure_ascii).replace("\n", depth)))
+                break
+        else:
+            return None
+    pieces.sort()
+    if any(end > start for (_, end, _), (start, _, _) in zip(pieces, pieces[1:])):
+        return None
+    out, position = [], 0
+    for start, end, text in pieces:
+        out += [decoded[position:start], text]
+        position = end
+    out.append(decoded[position:])
+    text = "".join(out)
+    try:
+        if json.loads(text) != notebook.document:
+            return None
+    except ValueError:
+        return None
+    bom = "\ufeff" if notebook.raw.startswith(b"\xef\xbb\xbf") else ""
+    return (bom + text).encode("utf-8")
 
 
 class NotebookModule:
@@ -317,14 +370,24 @@ class NotebookModule:
         self.original = {cell.index: cell.text for cell in notebook.cells}
         self.builds: list[list[int]] = []
         """The cells' first lines, per module built."""
+        self._module: bytes | None = None
+        self.exact = True
+        """The last `apply` made the module that the edits make of its text
+        (no line ending adapted to a cell's): positions move as the edits say."""
 
     def code(self) -> bytes:
-        self._module = to_module(self.notebook)
+        if self._module is None:  # built again only when a cell changed
+            self._module = to_module(self.notebook).encode("utf-8")
         self.builds.append([cell.start_line for cell in self.notebook.cells])
-        return self._module.encode("utf-8")
+        return self._module
 
     def apply(self, source, edits) -> bool:
-        return apply_edits(self.notebook, source.text, edits)
+        changed = apply_edits(self.notebook, source.text, edits)
+        if changed:
+            self._module = None
+            self.exact = self.code() == source.apply(edits)
+            self.builds.pop()
+        return changed
 
     def changed_cells(self) -> list[tuple[int, str, str]]:
         return [(cell.number, self.original[cell.index], cell.text)
@@ -343,7 +406,7 @@ class NotebookModule:
             finding.noqa_row -= offset
 
 
-def run(data: bytes, settings, fix: bool, enabled: frozenset[str], path: str | None = None):
+def run(data: bytes, settings, fix: bool, enabled: frozenset[str], path: str | None = None, memo=None):
     """(engine outcome with findings placed in cells and the new notebook
     bytes, the NotebookModule or None when there is no code)."""
     from ..codemod import engine
@@ -355,7 +418,7 @@ def run(data: bytes, settings, fix: bool, enabled: frozenset[str], path: str | N
     module = NotebookModule(notebook)
     try:
         outcome = engine.run(module, settings.target, None, wants=enabled.__contains__,
-                             unsafe_fixes=settings.unsafe_fixes, fix=fix, path=path)
+                             unsafe_fixes=settings.unsafe_fixes, fix=fix, path=path, memo=memo)
     except SourceError as error:
         starts = module.builds[-1] if module.builds else [1]
         index = max(i for i, start in enumerate(starts) if start <= error.line)

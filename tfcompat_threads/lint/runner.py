@@ -66,17 +66,18 @@ class FileResult:
 
 
 def process_source(data: bytes, path: str, settings: Settings, mode: Mode,
-                   enabled: frozenset[str] | None = None) -> FileResult:
+                   enabled: frozenset[str] | None = None, cache=None) -> FileResult:
     """The codemod on one file's bytes (.py or .ipynb), inside the error
-    boundary of its unit of work: never raises."""
+    boundary of its unit of work: never raises. `cache` (lint/cache.py):
+    where earlier runs kept what they found."""
     try:
-        return _process(data, path, settings, mode, enabled if enabled is not None else settings.enabled())
+        return _process(data, path, settings, mode, enabled if enabled is not None else settings.enabled(), cache)
     except Exception as error:  # one file never stops the others
         message = " ".join(f"{type(error).__name__}: {error}".split())[:300]
         return FileResult(path, data, error=f"{path}:1:1: internal error: {message}")
 
 
-def _process(data: bytes, path: str, settings: Settings, mode: Mode, enabled: frozenset[str]) -> FileResult:
+def _process(data: bytes, path: str, settings: Settings, mode: Mode, enabled: frozenset[str], cache) -> FileResult:
     result = FileResult(path, data)
     if not may_need_codemod(data):
         result.error = undecodable(data, path)
@@ -85,19 +86,20 @@ def _process(data: bytes, path: str, settings: Settings, mode: Mode, enabled: fr
     from ..codemod.source import SourceError
 
     fix = mode.rewrites
+    memo = cache.memo(path) if cache is not None else None
     try:
         if path.endswith(".ipynb"):
             from . import notebooks
 
             try:
-                outcome, module = notebooks.run(data, settings, fix, enabled, path)
+                outcome, module = notebooks.run(data, settings, fix, enabled, path, memo)
             except notebooks.NotebookError as error:
                 result.error = f"{path}:1:1: {error}"
                 return result
             result.cells = module.changed_cells() if module is not None else []
         else:
             outcome = engine.run(data, settings.target, path, wants=enabled.__contains__,
-                                 unsafe_fixes=settings.unsafe_fixes, fix=fix)
+                                 unsafe_fixes=settings.unsafe_fixes, fix=fix, memo=memo)
     except SourceError as error:
         result.error = f"{path}:{error.line}:{error.column}: {error.message}"
         return result
@@ -141,8 +143,8 @@ def undecodable(data: bytes, path: str) -> str | None:
 
 
 def _process_item(item: tuple) -> FileResult:
-    path, data, settings, mode, enabled = item
-    return process_source(data, path, settings, mode, enabled)
+    path, data, settings, mode, enabled, cache = item
+    return process_source(data, path, settings, mode, enabled, cache)
 
 
 def _worker_init(parent: int) -> None:
@@ -163,12 +165,15 @@ def _worker_init(parent: int) -> None:
     os.dup2(devnull, 0)
 
 
-def run(paths: Iterable[str], settings: Settings, mode: Mode, jobs: int | None = None) -> Iterator[FileResult]:
+def run(paths: Iterable[str], settings: Settings, mode: Mode, jobs: int | None = None,
+        cache: bool = True) -> Iterator[FileResult]:
     """Results for `paths`, in order. Clean files are settled here by the byte
     test; the others are parsed in `jobs` processes (default: CPU count),
-    which start on the first files while the rest are still being read."""
+    which start on the first files while the rest are still being read.
+    `cache`: use and keep what runs found (lint/cache.py)."""
     jobs = jobs or os.cpu_count() or 1
     enabled = None  # the rules are imported only when a file needs them
+    kept = None
     items: list[int | FileResult] = []  # a result, or the index of a work item
     work: list[tuple] = []
     pool = None
@@ -182,9 +187,14 @@ def run(paths: Iterable[str], settings: Settings, mode: Mode, jobs: int | None =
             if not may_need_codemod(data):  # nothing to change: its bytes are not kept (unless not Python)
                 items.append(FileResult(path, error=undecodable(data, path)))
                 continue
-            enabled = enabled if enabled is not None else settings.enabled()
+            if enabled is None:
+                enabled = settings.enabled()
+                if cache:
+                    from .cache import Cache
+
+                    kept = Cache.open(settings, enabled)
             items.append(len(work))
-            work.append((path, data, settings, mode, enabled))
+            work.append((path, data, settings, mode, enabled, kept))
             if pool is None and len(work) == 2 and jobs > 1:  # one file alone is parsed here, without a pool
                 pool = _Pool(jobs)
                 pool.submit(work[0])

@@ -1,0 +1,155 @@
+"""The cache (lint/cache.py): a later run uses what an earlier one found only
+when nothing it came from changed, and then gives exactly what a run without
+it gives. Runs are separate processes (as a user's are), except where the
+engine's work is counted."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.test_cli import cli
+from tests.test_project_flows import KERAS, LOGGED_OUTSIDE, SETTINGS, TRAIN, repository
+
+MAIN = """\
+import tensorflow as tf
+
+config = tf.ConfigProto(intra_op_parallelism_threads=2)
+with tf.Session(config=config) as session:
+    session.run(1)
+"""
+
+
+def tree_of(tmp_path: Path, **files: str) -> Path:
+    (tmp_path / "repo").mkdir()
+    return repository(tmp_path / "repo", **files)
+
+
+def run(tree: Path, *args: str, cache: Path | None = None) -> subprocess.CompletedProcess:
+    env = dict(os.environ)
+    if cache is not None:
+        env["TFCOMPAT_THREADS_CACHE_DIR"] = str(cache)
+    return subprocess.run([sys.executable, "-m", "tfcompat_threads", *args], cwd=tree, env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def same_as_without_cache(tree: Path, *args: str, cache: Path) -> str:
+    """The output of a run with the cache, checked against a run without it."""
+    kept = run(tree, *args, "--output-format", "json", cache=cache)
+    fresh = run(tree, *args, "--output-format", "json", "--no-cache", cache=cache)
+    assert (kept.returncode, kept.stdout) == (fresh.returncode, fresh.stdout)
+    return kept.stdout
+
+
+def test_a_run_after_check_analyses_nothing_again_and_gives_the_same(tmp_path, monkeypatch):
+    from tfcompat_threads.codemod import engine
+
+    linted = []
+    real = engine.lint
+    monkeypatch.setattr(engine, "lint", lambda source, *a, **k: linted.append(source.filename) or real(source, *a, **k))
+    monkeypatch.setenv("TFCOMPAT_THREADS_CACHE_DIR", str(tmp_path / "cache"))
+    tree = tree_of(tmp_path, main=MAIN, other="import tensorflow as tf\nprint(tf.Session)\n")
+    twin = tmp_path / "twin"
+    shutil.copytree(tree, twin)
+
+    first = cli("check", "-j", "1", "--output-format", "json", ".", cwd=tree)
+    assert first.exit_code == 1 and len(linted) == 2
+    again = cli("check", "-j", "1", "--output-format", "json", ".", cwd=tree)
+    found = json.JSONDecoder().raw_decode(first.output)[0]
+    assert len(found) == 3 and len(linted) == 2
+    assert (again.exit_code, json.JSONDecoder().raw_decode(again.output)[0]) == (1, found)
+    assert cli("fix", "-j", "1", ".", cwd=tree).exit_code == 0
+    assert len(linted) == 2, "fix applied the edits check kept"
+    assert cli("fix", "-j", "1", "--no-cache", ".", cwd=twin).exit_code == 0
+    assert (tree / "app" / "main.py").read_bytes() == (twin / "app" / "main.py").read_bytes()
+    assert b"tf.compat.v1.ConfigProto" in (tree / "app" / "main.py").read_bytes()
+    assert cli("check", "-j", "1", ".", cwd=tree).exit_code == 0 and len(linted) > 2, "new bytes are analysed"
+
+
+def test_another_module_the_analysis_read_changing_is_seen(tmp_path):
+    """settings.py's finding names the read in keras_part.py; settings.py
+    does not change, keras_part.py does."""
+    cache = tmp_path / "cache"
+    tree = tree_of(tmp_path, settings=SETTINGS, train=TRAIN, keras_part=KERAS)
+    before = json.loads(same_as_without_cache(tree, "check", ".", cache=cache))
+    assert any("keras_part.py:6" in f["message"] for f in before)
+    (tree / "app" / "keras_part.py").write_text(KERAS.replace("K.set_session(", "print("))
+    after = json.loads(same_as_without_cache(tree, "check", ".", cache=cache))
+    assert after != before and not any("keras_part.py" in f["message"] for f in after)
+
+
+def test_a_module_added_to_the_repository_is_seen(tmp_path):
+    """Which modules the repository has decides TFT011 (outside) or TFT005."""
+    cache = tmp_path / "cache"
+    tree = tree_of(tmp_path, bench=LOGGED_OUTSIDE.format(module="official"))
+    codes = [f["code"] for f in json.loads(same_as_without_cache(tree, "check", "--select", "ALL", ".", cache=cache))]
+    assert codes == ["TFT011"]
+    (tree / "tools" / "official").mkdir(parents=True)
+    (tree / "tools" / "official" / "logs.py").write_text("def BenchmarkFileLogger(path):\n    pass\n")
+    codes = [f["code"] for f in json.loads(same_as_without_cache(tree, "check", "--select", "ALL", ".", cache=cache))]
+    assert codes == ["TFT005"]
+
+
+def test_settings_that_change_findings_do_not_share_entries(tmp_path):
+    cache = tmp_path / "cache"
+    tree = tree_of(tmp_path, main=MAIN)
+    default = same_as_without_cache(tree, "check", ".", cache=cache)
+    narrow = same_as_without_cache(tree, "check", "--select", "TFT001", ".", cache=cache)
+    shim = same_as_without_cache(tree, "check", "--target", "shim", ".", cache=cache)
+    assert default != narrow and len({default, narrow, shim}) >= 2
+
+
+def test_a_notebook_fixed_after_check_is_the_notebook_fixed_without_cache(tmp_path):
+    from tests.test_notebooks import notebook
+
+    cache = tmp_path / "cache"
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    one, two = notebook(tmp_path / "a"), notebook(tmp_path / "b")
+    assert run(tmp_path / "a", "check", ".", cache=cache).returncode == 1
+    assert run(tmp_path / "a", "fix", ".", cache=cache).returncode == 0
+    assert run(tmp_path / "b", "fix", "--no-cache", ".", cache=cache).returncode == 0
+    assert one.read_bytes() == two.read_bytes() != b""
+
+
+@pytest.mark.parametrize("case", ["a file", "others can write it", "entries are garbage", "entries are cut short"])
+def test_a_cache_that_cannot_be_used_is_no_cache_never_an_error(tmp_path, case):
+    cache = tmp_path / "cache"
+    tree = tree_of(tmp_path, main=MAIN)
+    if case == "a file":
+        cache.write_text("not a folder")
+    elif case == "others can write it":
+        cache.mkdir()
+        cache.chmod(0o777)
+    else:
+        assert run(tree, "check", ".", cache=cache).returncode == 1
+        entries = [p for p in cache.rglob("*") if p.is_file()]
+        assert entries
+        for entry in entries:
+            entry.write_bytes(b"\x80\x04garbage" if case == "entries are garbage" else entry.read_bytes()[:40])
+    check = same_as_without_cache(tree, "check", ".", cache=cache)
+    assert json.loads(check)[0]["code"] == "TFT002"
+    fixed = run(tree, "fix", ".", cache=cache)
+    assert fixed.returncode == 0 and fixed.stderr.count("error") == 0
+    if case == "others can write it":
+        assert list(cache.iterdir()) == [], "nothing is kept where others could change it"
+
+
+def test_entries_of_a_build_unused_for_a_week_are_removed(tmp_path):
+    cache = tmp_path / "cache"
+    tree = tree_of(tmp_path, main=MAIN)
+    old, recent = cache / "0123456789abcdef", cache / "fedcba9876543210"
+    for folder in (old, recent):
+        folder.mkdir(parents=True)
+        (folder / "entry").write_bytes(b"x")
+    week = 8 * 24 * 3600
+    os.utime(old, (old.stat().st_atime - week, old.stat().st_mtime - week))
+    assert run(tree, "check", ".", cache=cache).returncode == 1
+    assert not old.exists() and recent.exists()
+    assert len([p for p in cache.iterdir() if p.is_dir()]) == 2, "this build's folder, and the recent one"

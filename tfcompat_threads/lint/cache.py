@@ -1,0 +1,177 @@
+"""What `check` found in a file, kept for the next `check`, `diff` or `fix`.
+
+A migration runs `check`, then `diff`, then `fix`, then `check` again over
+the same repository; each would read, parse and analyse every file that
+mentions a session again. The first keeps, per file and settings, the first
+round of the engine: the findings and, where some are fixable, the edits
+that fix them. A later run uses them only when nothing they came from has
+changed:
+- the file's bytes (the module's, for a notebook),
+- this tool's code, Python's version and libcst's,
+- the settings that decide findings (target, rules, unsafe fixes),
+- and every answer the repository gave the analysis: the bytes of each
+  other module it read, which modules exist, which files mention a name
+  (`Project.recording`). These are asked again, and must be the same.
+
+One file per source file and settings, in `$TFCOMPAT_THREADS_CACHE_DIR`, else
+`$XDG_CACHE_HOME/tfcompat-threads`, else `~/.cache/tfcompat-threads`; a
+folder per build of this tool, the folders of builds unused for a week
+removed. `--no-cache` turns it off. A folder that is not the user's own, or
+that others can write, is not used (its entries are unpickled); a cache that
+cannot be read or written is no cache: never an error.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import sys
+from pathlib import Path
+
+from ..codemod.project import Project, blake2b, digest
+
+_FORMAT = 1
+_UNUSED_FOR = 7 * 24 * 3600
+
+
+class Cache:
+    """The cache of one run: where, and the key part all its files share.
+    Small and picklable: the parsing processes get it with each file."""
+
+    __slots__ = ("folder", "settings")
+
+    def __init__(self, folder: str, settings: str) -> None:
+        self.folder = folder
+        self.settings = settings
+
+    @staticmethod
+    def open(settings, enabled: frozenset[str]) -> Cache | None:
+        """The cache for a run with these settings, or None (off, or unusable)."""
+        root = _root()
+        if root is None:
+            return None
+        build = blake2b(_build().encode(), digest_size=8).hexdigest()
+        folder = root / build
+        try:
+            root.mkdir(mode=0o700, parents=True, exist_ok=True)
+            if not _private(root):
+                return None
+            folder.mkdir(mode=0o700, exist_ok=True)
+            if not _private(folder):
+                return None
+            _prune(root, keep=build)
+        except OSError:
+            return None
+        key = repr((_FORMAT, settings.target, settings.unsafe_fixes, sorted(enabled)))
+        return Cache(str(folder), key)
+
+    def memo(self, path: str) -> Memo | None:
+        try:
+            if path == "-" or not os.path.isfile(path):
+                return None
+            return Memo(self, os.path.realpath(path), Project.of(path))
+        except Exception:  # no cache, never an error
+            return None
+
+
+class Memo:
+    """The engine's view of the cache for one file (codemod/engine.py `memo`)."""
+
+    def __init__(self, cache: Cache, path: str, project) -> None:
+        self.project = project
+        self.root = str(project.root) if project is not None else None
+        name = blake2b(cache.settings.encode() + b"\0" + os.fsencode(path), digest_size=16).hexdigest()
+        self.entry = Path(cache.folder, name)
+        self.log: list[tuple] = []
+
+    def recall(self, code: bytes):
+        """(findings, (edits, skipped) or None) kept for exactly these bytes,
+        when every question its analysis asked gets the same answer; else None."""
+        try:
+            with open(self.entry, "rb") as stream:
+                kept_for, root, log, payload = pickle.load(stream)
+            if kept_for != digest(code) or root != self.root:
+                return None
+            if log and (self.project is None or not self.project.answers(log)):
+                return None
+            return pickle.loads(payload)
+        except Exception:  # a missing, partial or foreign entry is a miss
+            return None
+
+    def recording(self):
+        """Note what the analysis asks the repository (see `keep`)."""
+        import contextlib
+
+        if self.project is None:
+            return contextlib.nullcontext()
+
+        @contextlib.contextmanager
+        def recorded():
+            with self.project.recording() as log:
+                yield
+            self.log = list(dict.fromkeys(log))
+
+        return recorded()
+
+    def keep(self, code: bytes, findings, planned) -> None:
+        """Keep the first round (before anything changes the findings)."""
+        temporary = self.entry.with_name(f"{self.entry.name}.{os.getpid()}.tmp")
+        try:
+            payload = pickle.dumps((findings, planned), protocol=pickle.HIGHEST_PROTOCOL)
+            with open(temporary, "wb") as stream:
+                pickle.dump((digest(code), self.root, self.log, payload), stream, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(temporary, self.entry)
+        except Exception:  # a full disk or a read-only folder: no cache, no error
+            try:
+                os.unlink(temporary)
+            except OSError:
+                pass
+
+
+def _root() -> Path | None:
+    folder = os.environ.get("TFCOMPAT_THREADS_CACHE_DIR")
+    if folder:
+        return Path(folder)
+    base = os.environ.get("XDG_CACHE_HOME") or (os.path.join(os.path.expanduser("~"), ".cache"))
+    if not os.path.isabs(base):
+        return None
+    return Path(base, "tfcompat-threads")
+
+
+def _private(folder: Path) -> bool:
+    import stat
+
+    status = folder.lstat()
+    mine = not hasattr(os, "getuid") or status.st_uid == os.getuid()
+    return stat.S_ISDIR(status.st_mode) and mine and not status.st_mode & 0o022
+
+
+def _build() -> str:
+    """This tool's code (names, sizes and times of its modules), Python's
+    version and libcst's: a change of any gives another folder."""
+    import importlib.util
+
+    package = Path(__file__).resolve().parent.parent
+    parts = [sys.version]
+    for module in sorted(package.rglob("*.py")):
+        status = module.stat()
+        parts.append(f"{module.relative_to(package)}:{status.st_size}:{status.st_mtime_ns}")
+    spec = importlib.util.find_spec("libcst")
+    if spec is not None and spec.origin:
+        try:
+            parts.append(Path(spec.origin).with_name("_version.py").read_text())
+        except OSError:
+            parts.append(spec.origin)
+    return "\n".join(parts)
+
+
+def _prune(root: Path, keep: str) -> None:
+    """Remove the folders of other builds left unused for a week."""
+    import shutil
+    import time
+
+    now = time.time()
+    for entry in os.scandir(root):
+        if entry.name != keep and entry.is_dir(follow_symlinks=False):
+            if now - entry.stat(follow_symlinks=False).st_mtime > _UNUSED_FOR:
+                shutil.rmtree(entry.path, ignore_errors=True)
