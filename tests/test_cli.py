@@ -325,9 +325,16 @@ def _imports_after(path: Path, command: str = "check") -> dict:
 def test_cli_never_imports_tensorflow_and_check_never_libcst(tree):
     assert _imports_after(tree / "pkg" / "clean.py") == {"tensorflow": False, "libcst": False}
     assert _imports_after(tree / "pkg" / "legacy.py") == {"tensorflow": False, "libcst": False}
-    assert _imports_after(tree / "pkg" / "legacy.py", "fix") == {"tensorflow": False, "libcst": True}, (
-        "fix rewrites the keras import with libcst"
+    assert _imports_after(tree / "pkg" / "legacy.py", "fix") == {"tensorflow": False, "libcst": False}, (
+        "an import statement whose every name goes is removed without libcst"
     )
+    moving = tree / "pkg" / "moving.py"
+    moving.write_bytes((FIXTURES / "from_tensorflow_import_graph" / "input.py").read_bytes())
+    assert _imports_after(moving) == {"tensorflow": False, "libcst": False}
+    assert _imports_after(moving, "fix") == {"tensorflow": False, "libcst": True}, (
+        "fix rewrites `from tensorflow import ...` (names moving to compat.v1) with libcst"
+    )
+    assert moving.read_bytes() == (FIXTURES / "from_tensorflow_import_graph" / "native.py").read_bytes()
 
 
 def test_module_entry_point(tree):

@@ -373,9 +373,7 @@ def _import_edits(context: Context, edits: list, moves: dict[int, set[str]], rew
         unused = {(alias.name, alias.asname) for alias in node.names
                   if _made_unused(context, node, alias, ranges, contents)}
         if moved or unused:
-            if not rewrite:
-                raise _Unplanned
-            edit = _rewrite_import(context, node, unused, moved)
+            edit = _rewrite_import(context, node, unused, moved, rewrite)
             if edit is not None:
                 out.append(edit)
     return out
@@ -403,12 +401,19 @@ def _inside(offset: int, ranges: list[tuple[int, int]]) -> bool:
     return index >= 0 and ranges[index][0] <= offset < ranges[index][1]
 
 
-def _rewrite_import(context: Context, node, unused: set[tuple], moved: set[str]) -> StatementEdit | None:
+def _rewrite_import(context: Context, node, unused: set[tuple], moved: set[str],
+                    rewrite: bool = True) -> StatementEdit | None:
     """The import statement without its unused names, and its moved names in
     a `from tensorflow.compat.v1 import` after it. libcst rewrites it, so the
-    comments and layout of what stays are kept."""
+    comments and layout of what stays are kept; a statement whose every
+    name goes is removed without it. Without `rewrite`, a statement libcst
+    would rewrite raises _Unplanned."""
     if context.analysis.editable_statement(node) is None:
         return None  # shares its line: left as it is
+    if not moved and all((alias.name, alias.asname) in unused for alias in node.names):
+        return context.statement_edit(node, [])
+    if not rewrite:
+        raise _Unplanned
     import libcst as cst
 
     source = context.source
