@@ -141,6 +141,14 @@ def test_a_cache_that_cannot_be_used_is_no_cache_never_an_error(tmp_path, case):
         assert list(cache.iterdir()) == [], "nothing is kept where others could change it"
 
 
+def test_a_cache_folder_reached_through_a_link_is_used(tmp_path):
+    (tmp_path / "disk").mkdir(mode=0o700)
+    (tmp_path / "cache").symlink_to(tmp_path / "disk")
+    tree = tree_of(tmp_path, main=MAIN)
+    same_as_without_cache(tree, "check", ".", cache=tmp_path / "cache")
+    assert [p for p in (tmp_path / "disk").rglob("*") if p.is_file()], "kept in the folder the link leads to"
+
+
 def test_entries_of_a_build_unused_for_a_week_are_removed(tmp_path):
     cache = tmp_path / "cache"
     tree = tree_of(tmp_path, main=MAIN)

@@ -194,9 +194,9 @@ def _run(document: bytes | Module, target: str = "native", filename: str | None 
     if memo is not None:
         findings, planned = memo.recall(code) or (None, None)
         if fix and planned is None and findings is not None and any(f.fixed for f in findings):
-            findings = None  # kept by a check that could not plan its fix without libcst
+            findings = None  # kept by a check that did not plan the fix (it needs libcst): lint again
     if findings is None:
-        with memo.recording() if memo is not None else _nothing():
+        with memo.recording() if memo is not None else contextlib.nullcontext():
             context, findings = round_(Source(code, filename))
             if memo is not None and any(f.fixed for f in findings):
                 planned = _plan(context, findings, rewrite_imports=fix)
@@ -226,15 +226,10 @@ def _run(document: bytes | Module, target: str = "native", filename: str | None 
     return Outcome(first, module.code(), final)
 
 
-@contextlib.contextmanager
-def _nothing():
-    yield
-
-
 def _plan(context: Context, findings: list[Finding], rewrite_imports: bool):
-    """The first round's edits and skipped findings, for the memo; None when
-    they need an import statement rewritten and `check` (which never loads
-    libcst) is running: `fix` plans that file itself."""
+    """The first round's edits and skipped findings, for the memo. `check`
+    (which never loads libcst) keeps None where an import statement must be
+    rewritten, or where planning fails: `fix` plans that file itself."""
     try:
         return apply(context, [f for f in findings if f.fixed], rewrite_imports)
     except _Unplanned:

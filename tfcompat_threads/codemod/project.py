@@ -110,7 +110,7 @@ class Project:
         """Files whose bytes contain `word` (a name): the candidates to parse."""
         needle = word.encode()
         found = [p for p in self.files() if p != exclude and (data := self._read(p)) is not None and needle in data]
-        self._note("mentioning", word, str(exclude), tuple(map(str, found)))
+        self._note("mentioning", word, None if exclude is None else str(exclude), tuple(map(str, found)))
         return found
 
     def analysis(self, path: Path):
@@ -167,8 +167,7 @@ class Project:
                 found = self.module_file(Path(question[0]), question[1], question[2])
                 now = None if found is None else str(found)
             elif kind == "mentioning":
-                exclude = None if question[1] == "None" else Path(question[1])
-                now = tuple(map(str, self.mentioning(question[0], exclude)))
+                now = tuple(map(str, self.mentioning(question[0], None if question[1] is None else Path(question[1]))))
             else:
                 return False
             if now != answer:

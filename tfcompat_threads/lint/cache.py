@@ -129,13 +129,15 @@ class Memo:
 
 
 def _root() -> Path | None:
+    """The cache's folder, links followed (the folder they lead to is the one
+    that must be private)."""
     folder = os.environ.get("TFCOMPAT_THREADS_CACHE_DIR")
-    if folder:
-        return Path(folder)
-    base = os.environ.get("XDG_CACHE_HOME") or (os.path.join(os.path.expanduser("~"), ".cache"))
-    if not os.path.isabs(base):
-        return None
-    return Path(base, "tfcompat-threads")
+    if not folder:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        if not os.path.isabs(base):
+            return None
+        folder = os.path.join(base, "tfcompat-threads")
+    return Path(os.path.realpath(folder))
 
 
 def _private(folder: Path) -> bool:
