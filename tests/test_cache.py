@@ -118,7 +118,8 @@ def test_a_notebook_fixed_after_check_is_the_notebook_fixed_without_cache(tmp_pa
     assert one.read_bytes() == two.read_bytes() != b""
 
 
-@pytest.mark.parametrize("case", ["a file", "others can write it", "entries are garbage", "entries are cut short"])
+@pytest.mark.parametrize("case", ["a file", "others can write it", "entries are garbage", "entries are cut short",
+                                  "entries are FIFOs", "entries are folders"])
 def test_a_cache_that_cannot_be_used_is_no_cache_never_an_error(tmp_path, case):
     cache = tmp_path / "cache"
     tree = tree_of(tmp_path, main=MAIN)
@@ -132,7 +133,14 @@ def test_a_cache_that_cannot_be_used_is_no_cache_never_an_error(tmp_path, case):
         entries = [p for p in cache.rglob("*") if p.is_file()]
         assert entries
         for entry in entries:
-            entry.write_bytes(b"\x80\x04garbage" if case == "entries are garbage" else entry.read_bytes()[:40])
+            if case == "entries are FIFOs":
+                entry.unlink()
+                os.mkfifo(entry)
+            elif case == "entries are folders":
+                entry.unlink()
+                entry.mkdir()
+            else:
+                entry.write_bytes(b"\x80\x04garbage" if case == "entries are garbage" else entry.read_bytes()[:40])
     check = same_as_without_cache(tree, "check", ".", cache=cache)
     assert json.loads(check)[0]["code"] == "TFT002"
     fixed = run(tree, "fix", ".", cache=cache)

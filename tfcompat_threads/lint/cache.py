@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import stat
 import sys
 from pathlib import Path
 
@@ -88,7 +89,10 @@ class Memo:
         """(findings, (edits, skipped) or None) kept for exactly these bytes,
         when every question its analysis asked gets the same answer; else None."""
         try:
-            with open(self.entry, "rb") as stream:
+            fd = os.open(self.entry, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO put there never blocks
+            with open(fd, "rb") as stream:
+                if not stat.S_ISREG(os.fstat(fd).st_mode):
+                    return None
                 kept_for, root, log, payload = pickle.load(stream)
             if kept_for != digest(code) or root != self.root:
                 return None
@@ -141,8 +145,6 @@ def _root() -> Path | None:
 
 
 def _private(folder: Path) -> bool:
-    import stat
-
     status = folder.lstat()
     mine = not hasattr(os, "getuid") or status.st_uid == os.getuid()
     return stat.S_ISDIR(status.st_mode) and mine and not status.st_mode & 0o022
