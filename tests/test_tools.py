@@ -20,6 +20,7 @@ def cli_json(*args):
     return json.loads(proc.stdout)
 
 
+@pytest.mark.tf
 def test_explain_reports_each_pool_and_its_source():
     env = {"TF_NUM_INTRAOP_THREADS": "3", "OMP_NUM_THREADS": "4", "KMP_BLOCKTIME": "0"}
     env_without_inter = {k: v for k, v in os.environ.items() if k != "TF_NUM_INTEROP_THREADS"}

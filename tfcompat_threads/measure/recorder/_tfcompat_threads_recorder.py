@@ -25,9 +25,7 @@ one large matmul and notes which threads worked (the intra-op ones), unless
 TFCOMPAT_THREADS_RUN_CALIBRATE=0.
 """
 
-from __future__ import annotations
-
-import os
+import os  # no `from __future__` import: on Python 3.10 it would load a module into every process
 import sys
 
 _WAITING = {

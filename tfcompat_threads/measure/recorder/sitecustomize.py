@@ -15,11 +15,16 @@ if _os.environ.get("TFCOMPAT_THREADS_RUN_DIR"):
 
 
 def _chain() -> None:
-    import importlib.machinery
+    # the PathFinder of sys.meta_path is importlib.machinery.PathFinder; importing that
+    # would load importlib and warnings into every process on Python 3.10
+    finder = next((f for f in _sys.meta_path if getattr(f, "__name__", "") == "PathFinder"), None)
+    if finder is None:
+        import importlib.machinery
 
+        finder = importlib.machinery.PathFinder
     here = _os.path.dirname(_os.path.abspath(__file__))
     path = [p for p in _sys.path if _os.path.abspath(p or _os.curdir) != here]
-    spec = importlib.machinery.PathFinder.find_spec("sitecustomize", path)
+    spec = finder.find_spec("sitecustomize", path)
     if spec is None or spec.loader is None:
         return
     module = type(_sys)("sitecustomize")  # importlib.util.module_from_spec, without importing it
