@@ -38,7 +38,7 @@ def run_script(tmp_path: Path, pytest_exit: int = 0) -> tuple[int, list[str]]:
     existing = tmp_path / ".venv-test" / "tf-latest" / "bin"
     existing.mkdir(parents=True)
     shutil.copy(stub, existing / "python")
-    env = {**os.environ, "PYTHON": str(stub), "STUB_PYTEST_EXIT": str(pytest_exit)}
+    env = {**os.environ, "PYTHON": str(stub), "PYTHON_OLDEST": str(stub), "STUB_PYTEST_EXIT": str(pytest_exit)}
     done = subprocess.run(["bash", "scripts/test", "-k", "x"], cwd=tmp_path, env=env, capture_output=True,
                           text=True, timeout=60)
     assert done.stderr == "", done.stderr
@@ -54,10 +54,13 @@ def test_says_what_it_installs_before_each_step_and_how_long_it_took(tmp_path):
     for i in ran:
         step, said = lines[i], (lines[i - 1] if i else "")
         if " -m venv " in step:
-            assert re.fullmatch(r"== creating \.venv-test/tf-2\.15 with Python 3\.99\.0", said), said
+            assert re.fullmatch(r"== creating \.venv-test/(tf-2\.15|py3\.10) with Python 3\.99\.0", said), said
         elif " -m pip install " in step and "--upgrade pip" in step:
             venv = re.search(r"\.venv-test/[^/]+", step)[0]
             assert said == f"== installing in {venv}: the newest pip", said
+        elif " -m pip install " in step and "py3.10" in step:
+            assert step.endswith("-e .[test]") and said == "== installing in .venv-test/py3.10: tfcompat-threads " \
+                "(editable) with its test extra", (step, said)
         elif " -m pip install " in step:
             venv = re.search(r"\.venv-test/[^/]+", step)[0]
             requirement = step.split()[-1]
@@ -65,10 +68,13 @@ def test_says_what_it_installs_before_each_step_and_how_long_it_took(tmp_path):
             assert f"and {requirement} " in said, (said, requirement)
         else:
             assert " -m pytest " in step, step
-            assert said in ("== tests on tensorflow-cpu 9.9.9", "== TensorFlow tests on tensorflow-cpu 9.9.9")
-    assert sum(" -m pip install " in s for s in steps) == 4
-    assert sum(" -m venv " in s for s in steps) == 1
-    assert sum(" -m pytest " in s for s in steps) == 2
+            assert said in ("== tests on tensorflow-cpu 9.9.9", "== TensorFlow tests on tensorflow-cpu 9.9.9",
+                            "== tests that need no TensorFlow on Python 3.99.0")
+            if "py3.10" in step:
+                assert step.endswith("-m not tf -k x"), step
+    assert sum(" -m pip install " in s for s in steps) == 6
+    assert sum(" -m venv " in s for s in steps) == 2
+    assert sum(" -m pytest " in s for s in steps) == 3
     assert re.fullmatch(r"== scripts/test took \d+m\d\ds", lines[-1]), lines[-1]
 
 
