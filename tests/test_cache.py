@@ -27,7 +27,7 @@ with tf.Session(config=config) as session:
 
 
 def tree_of(tmp_path: Path, **files: str) -> Path:
-    (tmp_path / "repo").mkdir()
+    (tmp_path / "repo").mkdir(parents=True)
     return repository(tmp_path / "repo", **files)
 
 
@@ -96,6 +96,69 @@ def test_a_module_added_to_the_repository_is_seen(tmp_path):
     assert codes == ["TFT005"]
 
 
+HELPERS = """\
+import tensorflow as tf
+from tensorflow.compat.v1 import ConfigProto
+from tensorflow.compat.v1 import InteractiveSession
+
+config = ConfigProto()
+config.gpu_options.allow_growth = True
+config.intra_op_parallelism_threads = 2
+session = InteractiveSession(config=config)
+
+STORE = []
+
+
+def keep(config):
+    STORE.append(config)
+"""
+KEEPS = """\
+import tensorflow as tf
+from app.helpers import keep
+config = tf.compat.v1.ConfigProto(intra_op_parallelism_threads=2)
+keep(config)
+"""
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_fix_reads_every_module_as_the_run_found_it_whatever_the_order(tmp_path, jobs):
+    """helpers.py is fixed (3 lines shorter) in the run in which main.py's
+    finding names a line of it: every file is analysed before any is
+    written, so the line is the one the run found (14), with one process or
+    two, with the cache or without (a helper's analysis made for a0.py was
+    handed to main.py after helpers.py had been written, or not: 0.2.0.dev0)."""
+    cache = tmp_path / "cache"
+    tree = tree_of(tmp_path, a0=KEEPS, helpers=HELPERS, main=KEEPS)
+    twin = tmp_path / "twin"
+    shutil.copytree(tree, twin)
+    assert run(tree, "check", ".", cache=cache).returncode == 1
+    kept = run(tree, "fix", "-j", jobs, "--output-format", "json", ".", cache=cache)
+    fresh = run(twin, "fix", "-j", jobs, "--output-format", "json", "--no-cache", ".", cache=cache)
+    assert (kept.returncode, kept.stdout) == (fresh.returncode, fresh.stdout)
+    messages = [f["message"] for f in json.loads(kept.stdout) if f["filename"].endswith("main.py")]
+    assert len(messages) == 1 and "(helpers.py:14)" in messages[0]
+    assert (tree / "app" / "helpers.py").read_bytes() == (twin / "app" / "helpers.py").read_bytes() != HELPERS.encode()
+
+
+def test_an_entry_made_for_another_file_is_not_taken(tmp_path):
+    """Same bytes, same repository, another path (whose sibling helper
+    differs): an entry copied over this file's is a miss."""
+    cache = tmp_path / "cache"
+    relative = KEEPS.replace("from app.helpers import", "from .helpers import")
+    tree = tree_of(tmp_path)
+    for package, helpers in (("one", HELPERS), ("two", "def keep(config):\n    pass\n")):
+        (tree / "app" / package).mkdir()
+        (tree / "app" / package / "__init__.py").write_text("")
+        (tree / "app" / package / "helpers.py").write_text(helpers)
+        (tree / "app" / package / "main.py").write_text(relative)
+    assert run(tree, "check", "app/one/main.py", cache=cache).returncode == 1
+    [entry] = [p for p in cache.rglob("*") if p.is_file() and p.name != "CACHEDIR.TAG"]
+    assert run(tree, "check", "app/two/main.py", cache=cache).returncode == 0
+    [other] = [p for p in cache.rglob("*") if p.is_file() and p.name not in ("CACHEDIR.TAG", entry.name)]
+    other.write_bytes(entry.read_bytes())
+    assert same_as_without_cache(tree, "check", "app/two/main.py", cache=cache).strip() == "[]"
+
+
 def test_settings_that_change_findings_do_not_share_entries(tmp_path):
     cache = tmp_path / "cache"
     tree = tree_of(tmp_path, main=MAIN)
@@ -157,15 +220,86 @@ def test_a_cache_folder_reached_through_a_link_is_used(tmp_path):
     assert [p for p in (tmp_path / "disk").rglob("*") if p.is_file()], "kept in the folder the link leads to"
 
 
-def test_entries_of_a_build_unused_for_a_week_are_removed(tmp_path):
+def test_entries_of_a_build_unused_for_a_week_are_removed_and_nothing_else(tmp_path):
     cache = tmp_path / "cache"
     tree = tree_of(tmp_path, main=MAIN)
-    old, recent = cache / "0123456789abcdef", cache / "fedcba9876543210"
-    for folder in (old, recent):
-        folder.mkdir(parents=True)
-        (folder / "entry").write_bytes(b"x")
-    week = 8 * 24 * 3600
-    os.utime(old, (old.stat().st_atime - week, old.stat().st_mtime - week))
     assert run(tree, "check", ".", cache=cache).returncode == 1
-    assert not old.exists() and recent.exists()
-    assert len([p for p in cache.iterdir() if p.is_dir()]) == 2, "this build's folder, and the recent one"
+    assert (cache / "CACHEDIR.TAG").read_text().startswith("Signature: 8a477f597d28d172789f06886806bc55")
+    old, recent, foreign = cache / "0123456789abcdef", cache / "fedcba9876543210", cache / "notes"
+    week = 8 * 24 * 3600
+    for folder in (old, recent, foreign):
+        folder.mkdir()
+        (folder / "entry").write_bytes(b"x")
+    for folder in (old, foreign):
+        os.utime(folder, (folder.stat().st_atime - week, folder.stat().st_mtime - week))
+    assert run(tree, "check", ".", cache=cache).returncode == 1
+    assert not old.exists() and recent.exists() and (foreign / "entry").exists()
+    assert len([p for p in cache.iterdir() if p.is_dir()]) == 3, "this build's folder, the recent one, notes"
+
+
+@pytest.mark.parametrize("where", ["the repository", "a folder of other things"])
+def test_a_folder_that_is_not_the_tools_own_is_neither_written_nor_pruned(tmp_path, where):
+    """TFCOMPAT_THREADS_CACHE_DIR=. in a repository, or a folder with other
+    things in it: used as no cache, every byte in it left as it was."""
+    tree = tree_of(tmp_path, main=MAIN)
+    cache = tree if where == "the repository" else tmp_path / "mine"
+    if where != "the repository":
+        (cache / "0123456789abcdef").mkdir(parents=True)
+        (cache / "0123456789abcdef" / "data").write_bytes(b"keep")
+    week = 8 * 24 * 3600
+    for folder in [p for p in cache.rglob("*") if p.is_dir()]:
+        os.utime(folder, (folder.stat().st_atime - week, folder.stat().st_mtime - week))
+    before = {p: p.read_bytes() for p in cache.rglob("*") if p.is_file()}
+    same_as_without_cache(tree, "check", ".", cache=cache)
+    assert {p: p.read_bytes() for p in cache.rglob("*") if p.is_file()} == before
+
+
+def test_what_lies_where_an_entry_is_written_is_never_followed_or_waited_on(tmp_path, monkeypatch):
+    from tfcompat_threads.lint.cache import Cache
+    from tfcompat_threads.lint.settings import Settings
+
+    monkeypatch.setenv("TFCOMPAT_THREADS_CACHE_DIR", str(tmp_path / "cache"))
+    tree = tree_of(tmp_path, main=MAIN)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("mine")
+    cache = Cache.open(Settings(), frozenset({"TFT002"}))
+    for plant in ("fifo", "link"):
+        memo = cache.memo(str(tree / "app" / "main.py"))
+        temporary = memo.entry.with_name(f"{memo.entry.name}.{os.getpid()}.tmp")
+        os.mkfifo(temporary) if plant == "fifo" else temporary.symlink_to(victim)
+        memo.keep(MAIN.encode(), [], None)
+        assert memo.entry.is_file() and not memo.entry.is_symlink() and not temporary.exists()
+        assert victim.read_text() == "mine"
+        assert memo.recall(MAIN.encode()) == ([], None)
+        memo.entry.unlink()
+
+
+def test_an_entry_of_another_shape_is_a_miss(tmp_path, monkeypatch):
+    import pickle
+
+    from tfcompat_threads.codemod.project import digest
+    from tfcompat_threads.lint.cache import Cache
+    from tfcompat_threads.lint.settings import Settings
+
+    monkeypatch.setenv("TFCOMPAT_THREADS_CACHE_DIR", str(tmp_path / "cache"))
+    tree = tree_of(tmp_path, main=MAIN)
+    memo = Cache.open(Settings(), frozenset({"TFT002"})).memo(str(tree / "app" / "main.py"))
+    for payload in [(1, 2), ([1], None), ([], ([], [1])), ([], "edits"), "nothing"]:
+        entry = (digest(MAIN.encode()), memo.path, memo.root, [], pickle.dumps(payload))
+        memo.entry.write_bytes(pickle.dumps(entry))
+        assert memo.recall(MAIN.encode()) is None, payload
+    memo.entry.write_bytes(pickle.dumps((digest(MAIN.encode()), memo.path, memo.root, [], pickle.dumps(([], None)))))
+    assert memo.recall(MAIN.encode()) == ([], None)
+
+
+def test_a_build_that_cannot_be_fingerprinted_is_no_cache(tmp_path, monkeypatch):
+    from tfcompat_threads.lint import cache
+    from tfcompat_threads.lint.settings import Settings
+
+    monkeypatch.setenv("TFCOMPAT_THREADS_CACHE_DIR", str(tmp_path / "cache"))
+
+    def broken():
+        raise FileNotFoundError("a dangling module link in the installed package")
+
+    monkeypatch.setattr(cache, "_build", broken)
+    assert cache.Cache.open(Settings(), frozenset()) is None

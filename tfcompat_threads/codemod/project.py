@@ -117,6 +117,8 @@ class Project:
         """The analysis of another module of the project (None: unreadable)."""
         path = path.resolve()
         if path in self._analyses:
+            self._read(path)  # a file changed since (another run of this process wrote it) is analysed again
+        if path in self._analyses:
             for entry in self._made.get(path, ()):  # what its making asked is asked again here
                 self._note(*entry)
             return self._analyses[path]

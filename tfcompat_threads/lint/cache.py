@@ -16,23 +16,31 @@ changed:
 One file per source file and settings, in `$TFCOMPAT_THREADS_CACHE_DIR`, else
 `$XDG_CACHE_HOME/tfcompat-threads`, else `~/.cache/tfcompat-threads`; a
 folder per build of this tool, the folders of builds unused for a week
-removed. `--no-cache` turns it off. A folder that is not the user's own, or
-that others can write, is not used (its entries are unpickled); a cache that
-cannot be read or written is no cache: never an error.
+removed. `--no-cache` turns it off. The folder is used only when it is
+this tool's: made empty by it and marked with a CACHEDIR.TAG of its own
+(a folder with other things in it, such as a repository or a home folder, is
+never written to or pruned), the user's own, and not writable by others (its
+entries are unpickled). A cache that cannot be read or written is no cache:
+never an error.
 """
 
 from __future__ import annotations
 
 import os
 import pickle
+import re
 import stat
 import sys
 from pathlib import Path
 
 from ..codemod.project import Project, blake2b, digest
 
-_FORMAT = 1
+_FORMAT = 2
 _UNUSED_FOR = 7 * 24 * 3600
+_TAG = "CACHEDIR.TAG"  # https://bford.info/cachedir/: backup tools skip the folder
+_TAG_TEXT = ("Signature: 8a477f597d28d172789f06886806bc55\n"
+             "# This file is a cache directory tag created by tfcompat-threads.\n")
+_BUILD = re.compile(r"[0-9a-f]{16}")
 
 
 class Cache:
@@ -51,17 +59,16 @@ class Cache:
         root = _root()
         if root is None:
             return None
-        build = blake2b(_build().encode(), digest_size=8).hexdigest()
-        folder = root / build
         try:
-            root.mkdir(mode=0o700, parents=True, exist_ok=True)
-            if not _private(root):
+            build = blake2b(_build().encode(), digest_size=8).hexdigest()
+            if not _ours(root):
                 return None
+            folder = root / build
             folder.mkdir(mode=0o700, exist_ok=True)
             if not _private(folder):
                 return None
             _prune(root, keep=build)
-        except OSError:
+        except Exception:  # a broken install, a folder that cannot be made: no cache, never an error
             return None
         key = repr((_FORMAT, settings.target, settings.unsafe_fixes, sorted(enabled)))
         return Cache(str(folder), key)
@@ -80,6 +87,7 @@ class Memo:
 
     def __init__(self, cache: Cache, path: str, project) -> None:
         self.project = project
+        self.path = path
         self.root = str(project.root) if project is not None else None
         name = blake2b(cache.settings.encode() + b"\0" + os.fsencode(path), digest_size=16).hexdigest()
         self.entry = Path(cache.folder, name)
@@ -89,16 +97,13 @@ class Memo:
         """(findings, (edits, skipped) or None) kept for exactly these bytes,
         when every question its analysis asked gets the same answer; else None."""
         try:
-            fd = os.open(self.entry, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO put there never blocks
-            with open(fd, "rb") as stream:
-                if not stat.S_ISREG(os.fstat(fd).st_mode):
-                    return None
-                kept_for, root, log, payload = pickle.load(stream)
-            if kept_for != digest(code) or root != self.root:
+            with _regular(self.entry) as stream:
+                kept_for, path, root, log, payload = pickle.load(stream)
+            if (kept_for, path, root) != (digest(code), self.path, self.root):
                 return None
             if log and (self.project is None or not self.project.answers(log)):
                 return None
-            return pickle.loads(payload)
+            return _checked(pickle.loads(payload))
         except Exception:  # a missing, partial or foreign entry is a miss
             return None
 
@@ -122,14 +127,44 @@ class Memo:
         temporary = self.entry.with_name(f"{self.entry.name}.{os.getpid()}.tmp")
         try:
             payload = pickle.dumps((findings, planned), protocol=pickle.HIGHEST_PROTOCOL)
-            with open(temporary, "wb") as stream:
-                pickle.dump((digest(code), self.root, self.log, payload), stream, protocol=pickle.HIGHEST_PROTOCOL)
+            entry = (digest(code), self.path, self.root, self.log, payload)
+            try:
+                os.unlink(temporary)  # one a killed run left (or anything else there: never followed)
+            except FileNotFoundError:
+                pass
+            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+            with open(fd, "wb") as stream:
+                pickle.dump(entry, stream, protocol=pickle.HIGHEST_PROTOCOL)
             os.replace(temporary, self.entry)
         except Exception:  # a full disk or a read-only folder: no cache, no error
             try:
                 os.unlink(temporary)
             except OSError:
                 pass
+
+
+def _regular(path: Path):
+    """A regular file opened for reading; ValueError for anything else (a
+    FIFO put there is opened without blocking, and not read)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise ValueError(f"{path} is not a regular file")
+    return open(fd, "rb")
+
+
+def _checked(kept):
+    """What an entry holds, when it has the shape `keep` gives it."""
+    from ..codemod.findings import Finding
+
+    findings, planned = kept
+    if not (type(findings) is list and all(type(f) is Finding for f in findings)):
+        raise TypeError("not findings")
+    if planned is not None and not (type(planned) is tuple and len(planned) == 2
+                                    and all(type(part) is list for part in planned)
+                                    and all(any(s is f for f in findings) for s in planned[1])):
+        raise TypeError("not a plan")
+    return findings, planned
 
 
 def _root() -> Path | None:
@@ -142,6 +177,27 @@ def _root() -> Path | None:
             return None
         folder = os.path.join(base, "tfcompat-threads")
     return Path(os.path.realpath(folder))
+
+
+def _ours(root: Path) -> bool:
+    """The folder is this tool's cache (made here, empty, if missing), the
+    user's own and not writable by others."""
+    root.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if not _private(root):
+        return False
+    tag = root / _TAG
+    try:
+        with _regular(tag) as stream:
+            return stream.read(len(_TAG_TEXT)) == _TAG_TEXT.encode()
+    except FileNotFoundError:
+        pass
+    except (OSError, ValueError):
+        return False
+    if os.listdir(root):  # a folder with other things in it: not ours to fill or prune
+        return False
+    with open(tag, "x", encoding="ascii") as stream:
+        stream.write(_TAG_TEXT)
+    return True
 
 
 def _private(folder: Path) -> bool:
@@ -170,12 +226,13 @@ def _build() -> str:
 
 
 def _prune(root: Path, keep: str) -> None:
-    """Remove the folders of other builds left unused for a week."""
+    """Remove the folders of other builds left unused for a week (only
+    folders named as builds are: 16 hexadecimal digits)."""
     import shutil
     import time
 
     now = time.time()
     for entry in os.scandir(root):
-        if entry.name != keep and entry.is_dir(follow_symlinks=False):
+        if entry.name != keep and _BUILD.fullmatch(entry.name) and entry.is_dir(follow_symlinks=False):
             if now - entry.stat(follow_symlinks=False).st_mtime > _UNUSED_FOR:
                 shutil.rmtree(entry.path, ignore_errors=True)

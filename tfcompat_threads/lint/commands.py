@@ -174,6 +174,10 @@ def _run(mode: Mode, paths, target, unsafe_fixes, select, extend_select, ignore,
         results = runner.run(files, settings, mode, jobs, cache=not no_cache)
         if sys.stderr.isatty() and not quiet and len(files) > 100:
             results = _with_progress(results, len(files))
+        if mode is Mode.FIX:
+            # every file is analysed before any is written: a flow followed into another module reads it as
+            # the run found it, whatever order the files are done in (and Ctrl-C meanwhile writes nothing)
+            results = list(results)
     entries = []
     fixes: list[tuple[str, list]] = []  # (path, the findings fixed in it), for --show-fixes
     for result in results:
