@@ -28,7 +28,7 @@ esac
 """
 
 
-def run_script(tmp_path: Path, pytest_exit: int = 0) -> tuple[int, list[str]]:
+def run_script(tmp_path: Path, pytest_exit: int = 0, oldest: str | None = None) -> tuple[int, list[str]]:
     (tmp_path / "scripts").mkdir()
     shutil.copy(ROOT / "scripts" / "test", tmp_path / "scripts" / "test")
     stub = tmp_path / "python3-stub"
@@ -38,7 +38,8 @@ def run_script(tmp_path: Path, pytest_exit: int = 0) -> tuple[int, list[str]]:
     existing = tmp_path / ".venv-test" / "tf-latest" / "bin"
     existing.mkdir(parents=True)
     shutil.copy(stub, existing / "python")
-    env = {**os.environ, "PYTHON": str(stub), "PYTHON_OLDEST": str(stub), "STUB_PYTEST_EXIT": str(pytest_exit)}
+    env = {**os.environ, "PYTHON": str(stub), "PYTHON_OLDEST": str(stub) if oldest is None else oldest,
+           "STUB_PYTEST_EXIT": str(pytest_exit), "PATH": os.defpath}  # no pyenv
     done = subprocess.run(["bash", "scripts/test", "-k", "x"], cwd=tmp_path, env=env, capture_output=True,
                           text=True, timeout=60)
     assert done.stderr == "", done.stderr
@@ -82,3 +83,10 @@ def test_says_how_long_it_took_when_the_tests_fail(tmp_path):
     code, lines = run_script(tmp_path, pytest_exit=3)
     assert code == 3
     assert re.fullmatch(r"== scripts/test took \d+m\d\ds \(failed: exit 3\)", lines[-1]), lines[-1]
+
+
+def test_an_oldest_python_that_does_not_run_is_skipped(tmp_path):
+    code, lines = run_script(tmp_path, oldest=str(tmp_path / "no-python3.10"))
+    assert code == 0, lines
+    assert not any("py3.10" in line for line in lines)
+    assert sum(line.startswith("RAN ") and " -m pytest " in line for line in lines) == 2
