@@ -139,6 +139,7 @@ def to_module(notebook: Notebook) -> str:
         if cell.built is None or cell.built[0] != cell.text:  # a cell the fix left is not scanned again
             lines = _NEWLINE.split(cell.text)
             endings = _NEWLINE.findall(cell.text)
+            cell.masked = set()  # of this text: a fix that moved lines moved its magics
             for first, continuation in _magics(lines):
                 text = lines[first - 1]
                 lines[first - 1] = text[: len(text) - len(text.lstrip())] + "pass"
@@ -321,11 +322,11 @@ def _splice(notebook: Notebook, changed: list[tuple[dict, dict]]) -> bytes | Non
     """The raw bytes with each changed cell's JSON replaced by its new JSON,
     written as json.dumps writes it at its depth in the style the file uses
     (indent from its second line, its line ending; ASCII escapes or not),
-    found once and only
-    once in the text. None when a cell is not found so, or when the result
-    does not load as the new notebook: then the whole notebook is written
-    (`dump`). Only the changed cells are serialised (json.dumps with an
-    indent is pure Python, and notebooks carry megabytes of outputs)."""
+    where the old JSON is found once and only once in the text. None when a
+    cell is not found so, or when the result does not load as the new
+    notebook: then the whole notebook is written (`dump`). Only the changed
+    cells are serialised (json.dumps with an indent is pure Python, and
+    notebooks carry megabytes of outputs)."""
     decoded = notebook.raw.decode("utf-8-sig")
     newline = "\r\n" if decoded.startswith("{\r\n") else "\n"
     lines = decoded.split(newline, 2)
