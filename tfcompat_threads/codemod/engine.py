@@ -214,7 +214,7 @@ def _run(document: bytes | Module, target: str = "native", filename: str | None 
         if not module.apply(before, edits):
             break
         if not skipped and module.exact:  # one round did it: no need to read it all again
-            new = _reparsed(module.code(), filename, analyse=False)
+            new = _reparsed(module.code(), filename)
             return Outcome(first, module.code(), _moved(before, new, edits, [f for f in final if not f.fixed]))
         context, final = round_(_reparsed(module.code(), filename))
         if not any(f.fixed for f in final):
@@ -267,7 +267,7 @@ def _moved(before: Source, after: Source, edits: list, findings: list[Finding]) 
     return out
 
 
-def _reparsed(data: bytes, filename: str | None, analyse: bool = True) -> Source:
+def _reparsed(data: bytes, filename: str | None) -> Source:
     """The fixed bytes, parsed: a fix never hands back code that does not parse."""
     try:
         return Source(data, filename)

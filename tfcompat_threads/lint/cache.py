@@ -26,6 +26,7 @@ never an error.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import re
@@ -107,20 +108,15 @@ class Memo:
         except Exception:  # a missing, partial or foreign entry is a miss
             return None
 
+    @contextlib.contextmanager
     def recording(self):
         """Note what the analysis asks the repository (see `keep`)."""
-        import contextlib
-
         if self.project is None:
-            return contextlib.nullcontext()
-
-        @contextlib.contextmanager
-        def recorded():
-            with self.project.recording() as log:
-                yield
-            self.log = list(dict.fromkeys(log))
-
-        return recorded()
+            yield
+            return
+        with self.project.recording() as log:
+            yield
+        self.log = list(dict.fromkeys(log))
 
     def keep(self, code: bytes, findings, planned) -> None:
         """Keep the first round (before anything changes the findings)."""

@@ -385,9 +385,8 @@ class NotebookModule:
     def apply(self, source, edits) -> bool:
         changed = apply_edits(self.notebook, source.text, edits)
         if changed:
-            self._module = None
-            self.exact = self.code() == source.apply(edits)
-            self.builds.pop()
+            self._module = to_module(self.notebook).encode("utf-8")
+            self.exact = self._module == source.apply(edits)
         return changed
 
     def changed_cells(self) -> list[tuple[int, str, str]]:
