@@ -17,6 +17,11 @@ from pathlib import Path
 TESTS = Path(__file__).resolve().parent
 STANDINS = TESTS / "standins"
 
+# The interpreter whose TensorFlow the scenarios run on: a row of the matrix
+# in scripts/test (TF 1.15 on Python 3.7 ... the newest), else this one. The
+# tests themselves run on the newest Python; only TensorFlow processes use it.
+TF_PYTHON = os.environ.get("TFCOMPAT_TEST_TF_PYTHON") or sys.executable
+
 PRELUDE = r'''
 import json, os, sys
 
@@ -77,9 +82,9 @@ def run(code: str, *, env: dict | None = None, standin_tf1: bool = False, timeou
         child_env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(STANDINS), child_env.get("PYTHONPATH")]))
     child_env.update(env or {})
     source = PRELUDE + textwrap.dedent(code)
-    command = [sys.executable, "-c", source]
+    command = [TF_PYTHON, "-c", source]
     if recorded is not None:
-        command = [sys.executable, "-m", "tfcompat_threads", "run", "--json", "--output", str(recorded), "--",
+        command = [TF_PYTHON, "-m", "tfcompat_threads", "run", "--json", "--output", str(recorded), "--",
                    *command]
     proc = subprocess.run(command, env=child_env, capture_output=True, text=True, timeout=timeout)
     lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
