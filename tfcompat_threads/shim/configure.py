@@ -449,7 +449,6 @@ HANDLERS: dict[Action, Handler] = {
 
 def configure(
     config: Any = None,
-    /,
     *,
     intra_op_parallelism_threads: int | None = None,
     inter_op_parallelism_threads: int | None = None,
