@@ -97,6 +97,13 @@ def has_tf_config(version: Version) -> bool:
     return version.release[:2] >= (1, 14)
 
 
+def env_threads_match_config(version: Version) -> bool:
+    """TF_NUM_INTRAOP_THREADS / TF_NUM_INTEROP_THREADS give the pools a
+    ConfigProto with the same counts gives (measured on 2.4, 2.11, 2.15,
+    2.21; on 1.15 the intra-op variable gives one thread more)."""
+    return version.release[:2] >= (2, 4)
+
+
 def keras3_default(version: Version) -> bool:
     """TF >= 2.16 ships Keras 3 as `tf.keras`, where `set_session` is gone."""
     return version.release[:2] >= (2, 16)
