@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.tfproc import TF_PYTHON, run, tf_release
 
-pytestmark = pytest.mark.tf
+pytestmark = pytest.mark.tf(since=(1, 15))
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 

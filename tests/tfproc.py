@@ -16,7 +16,6 @@ import textwrap
 from pathlib import Path
 
 TESTS = Path(__file__).resolve().parent
-STANDINS = TESTS / "standins"
 
 # The interpreter whose TensorFlow the scenarios run on: a row of the matrix
 # in scripts/test (TF 1.15 on Python 3.7 ... the newest), else this one. The
@@ -78,7 +77,7 @@ class ScenarioFailed(AssertionError):
     pass
 
 
-def run(code: str, *, env: dict | None = None, standin_tf1: bool = False, timeout: int = 180,
+def run(code: str, *, env: dict | None = None, timeout: int = 180,
         recorded: Path | None = None, check: bool = True) -> dict:
     """Run `code` after the prelude in a new interpreter; return what it emit()ted,
     with its stderr under "stderr". `recorded`: run it under `tfcompat-threads
@@ -91,8 +90,6 @@ def run(code: str, *, env: dict | None = None, standin_tf1: bool = False, timeou
         if not k.startswith(("TF_NUM_", "OMP_", "KMP_", "CUDA_VISIBLE"))
     }
     child_env.update(OPENBLAS_NUM_THREADS="1", TF_CPP_MIN_LOG_LEVEL="1", PYTHONWARNINGS="default")
-    if standin_tf1:
-        child_env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(STANDINS), child_env.get("PYTHONPATH")]))
     child_env.update(env or {})
     source = PRELUDE + textwrap.dedent(code)
     command = [TF_PYTHON, "-c", source]
