@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.tfproc import TF_PYTHON, run, tf_release
+from tests.tfproc import TF_PYTHON, run, tf_release, total
 
 pytestmark = pytest.mark.tf(since=(1, 15))
 
@@ -25,10 +25,6 @@ if tf.executing_eagerly():
 x = v1.random.uniform((800, 800))
 total = v1.reduce_sum(v1.matmul(x, x))
 """
-
-
-def total(result: dict) -> int:
-    return sum(result["threads"].values())
 
 
 @pytest.mark.parametrize("when", ["before import tensorflow", "after import tensorflow"])

@@ -7,11 +7,14 @@ looks at pools gets a process of its own. The prelude counts the pools from
 
 from __future__ import annotations
 
+import fcntl
 import functools
+import hashlib
 import json
 import os
 import subprocess
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -33,16 +36,6 @@ def _count_threads():
             name = f.read().strip()
         counts[name] = counts.get(name, 0) + 1
     return counts
-
-def _busy_threads(min_ns=1_000_000):
-    """Threads other than the main one that ran for more than 1 ms."""
-    busy = 0
-    for tid in os.listdir("/proc/self/task"):
-        if int(tid) == os.getpid():
-            continue
-        with open(f"/proc/self/task/{tid}/schedstat") as f:
-            busy += int(f.read().split()[0]) > min_ns
-    return busy
 
 def work(tf):
     """Ops big enough that every intra-op thread gets a share: eager, or in
@@ -67,7 +60,6 @@ def _main_thread_name():
 
 def emit(**result):
     result.setdefault("threads", _count_threads())
-    result.setdefault("busy", _busy_threads())
     result["main"] = _main_thread_name()
     print("RESULT " + json.dumps(result, default=str), flush=True)
 '''
@@ -124,24 +116,45 @@ def tf_names_threads() -> bool:
     return tf_release() >= (2, 16)
 
 
-def pools(result: dict) -> tuple[int, int] | tuple[None, int]:
-    """(intra, inter) from the thread counts of an eager scenario with no
-    Python threads. On TF 2.15 only the sum is certain: (busy intra, inter)."""
-    counts, main = result["threads"], result["main"]
-    if tf_names_threads():
-        return counts.get(main, 0) - 1, counts.get("tf_Compute", 0)
-    # 2.15: main + graph runner + intra + inter, all named like the process.
-    total = counts.get(main, 0) - 2
-    intra = max(1, result["busy"])
-    return intra, total - intra
+def total(result: dict) -> int:
+    """All threads of a scenario's process when it emit()ted."""
+    return sum(result["threads"].values())
+
+
+def reference_total(intra: int, inter: int) -> int:
+    """The threads of a process that asks TensorFlow itself for these sizes
+    (tf.config.threading) and runs work(tf), on TF_PYTHON: what the release
+    guarantees for them. Counted once per release, prelude and sizes, and
+    kept in a file the test processes share."""
+    key = hashlib.sha256(f"{TF_PYTHON}\0{tf_release()}\0{PRELUDE}\0{intra}\0{inter}".encode()).hexdigest()
+    path = Path(tempfile.gettempdir()) / "tfcompat-threads-test-references.json"
+    with open(f"{path}.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            known = json.loads(path.read_text())
+        except (OSError, ValueError):
+            known = {}
+        if key not in known:
+            known[key] = total(run(f"""
+                import tensorflow as tf
+                tf.config.threading.set_intra_op_parallelism_threads({intra})
+                tf.config.threading.set_inter_op_parallelism_threads({inter})
+                work(tf)
+                emit()
+                """))
+            path.write_text(json.dumps(known))
+        return known[key]
 
 
 def assert_pools(result: dict, intra: int, inter: int, *, split_known: bool = True) -> None:
     """The process made exactly one intra-op pool of `intra` threads and
-    inter-op pools of `inter` threads in all."""
-    seen_intra, seen_inter = pools(result)
-    detail = f"threads={result['threads']} busy={result['busy']}"
-    if tf_names_threads() or split_known:
-        assert (seen_intra, seen_inter) == (intra, inter), detail
-    else:
-        assert seen_intra + seen_inter == intra + inter, detail
+    inter-op pools of `inter` threads in all (TF2 eager). Where TensorFlow
+    names its threads (2.16+), each pool is counted by name (unless
+    `split_known=False`); on every release, the process has as many threads
+    as TensorFlow's own API gives for those sizes. Nothing here depends on
+    how busy the machine is."""
+    detail = f"threads={result['threads']}"
+    if tf_names_threads() and split_known:
+        counts, main = result["threads"], result["main"]
+        assert (counts.get(main, 0) - 1, counts.get("tf_Compute", 0)) == (intra, inter), detail
+    assert total(result) == reference_total(intra, inter), f"{detail}, reference {reference_total(intra, inter)}"
