@@ -150,3 +150,35 @@ def test_a_shim_fix_keeps_the_legacy_programs_pools_on_tf1(folder):
     legacy = run((folder / "input.py").read_text(encoding="utf-8") + "\nemit()\n")
     shim = run((folder / "shim.py").read_text(encoding="utf-8") + "\nemit()\n")
     assert total(shim) == total(legacy), (shim["threads"], legacy["threads"])
+
+
+def test_run_counts_each_setting_or_says_it_cannot(tmp_path):
+    """`run` on the row's TensorFlow: TF2 eager counts each pool; TF 1.x
+    graph sessions cannot be told apart by a count, and run says so instead
+    of a wrong number."""
+    program = tmp_path / "program.py"
+    if tf_release() < (2, 0):
+        program.write_text(
+            "import tensorflow as tf\n"
+            "config = tf.ConfigProto(intra_op_parallelism_threads=2, inter_op_parallelism_threads=1)\n"
+            "x = tf.random.uniform((300, 300))\n"
+            "with tf.Session(config=config) as sess:\n"
+            "    sess.run(tf.reduce_sum(tf.matmul(x, x)))\n")
+    else:
+        program.write_text(
+            "import tensorflow as tf\n"
+            "tf.config.threading.set_intra_op_parallelism_threads(2)\n"
+            "tf.config.threading.set_inter_op_parallelism_threads(1)\n"
+            "x = tf.random.uniform((300, 300))\n"
+            "tf.matmul(x, x)\n")
+    report = tmp_path / "report.json"
+    proc = subprocess.run([TF_PYTHON, "-m", "tfcompat_threads", "run", "--json", "--output", str(report), "--",
+                           TF_PYTHON, str(program)], capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    [process] = json.loads(report.read_text())["processes"]
+    verdicts = {s["field"]: s["verdict"] for s in process["settings"]}
+    fields = {"intra_op_parallelism_threads", "inter_op_parallelism_threads"}
+    if tf_release() < (2, 0):
+        assert verdicts == dict.fromkeys(fields, "not counted"), process
+    else:
+        assert verdicts == dict.fromkeys(fields, "applied"), process
