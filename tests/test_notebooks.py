@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from tests.test_cli import cli
 
 CELLS = [
@@ -126,3 +128,79 @@ def test_magics_in_blocks_and_with_continuation_lines(tmp_path):
         *source[:7],
         "tf.config.threading.set_intra_op_parallelism_threads(1)",
     ]
+
+
+# -- magics that run Python: their code reads the notebook's names (issue 23) -----------------
+
+SESSION_CELL = ("import tensorflow as tf\n"
+                "config = tf.ConfigProto(intra_op_parallelism_threads=1)\n"
+                "config.gpu_options.allow_growth = True\n"
+                "sess = tf.InteractiveSession(config=config)")
+READERS_IN_MAGICS = [
+    "%%time\nprint(len(sess.list_devices()))",
+    "%%timeit -n 1 -r 1\nsess.list_devices()",
+    "%%capture out\nsess.list_devices()",
+    "%timeit -n 1 -r 1 sess.list_devices()",
+    "%time print(len(sess.list_devices()))",
+    "%prun -q -s cumulative sess.list_devices()",
+]
+
+
+def two_cells(tmp_path, second: str):
+    cells = [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": source}
+             for source in (SESSION_CELL, second)]
+    document = {"cells": cells, "metadata": {"language_info": {"name": "python"}}, "nbformat": 4,
+                "nbformat_minor": 5}
+    path = tmp_path / "magics.ipynb"
+    path.write_text(json.dumps(document, indent=1) + "\n")
+    return path
+
+
+def binds(source: str, name: str) -> bool:
+    import ast
+
+    return any(type(node) is ast.Name and node.id == name and type(node.ctx) is ast.Store
+               for node in ast.walk(ast.parse(source)))
+
+
+@pytest.mark.parametrize("reader", READERS_IN_MAGICS)
+def test_a_session_read_in_a_magic_is_not_deleted(tmp_path, reader):
+    """The session's only reader is a magic's code: the default fix keeps
+    it (renamed: it is used), and the magic's cell stays as it was (0.x
+    deleted `sess`: NameError in the magic)."""
+    path = two_cells(tmp_path, reader)
+    assert cli("fix", str(path)).exit_code == 0
+    first, second = (cell["source"] for cell in json.loads(path.read_text())["cells"])
+    assert binds(first, "sess") and "tf.compat.v1.InteractiveSession(config=config)" in first
+    assert second == reader
+
+
+def magic_code(source: str) -> str:
+    """What IPython runs of a cell in these tests: a cell magic's body, a line
+    magic's statement (after its options), as plain Python."""
+    lines = source.splitlines()
+    if lines[0].startswith("%%"):
+        return "\n".join(lines[1:])
+    words = lines[0].split()
+    while words[1].startswith("-"):
+        words = words[:1] + words[2 + (words[1] in ("-n", "-r", "-s")):]
+    return " ".join(words[1:])
+
+
+@pytest.mark.tf
+@pytest.mark.parametrize("reader", READERS_IN_MAGICS[:1] + READERS_IN_MAGICS[3:4])
+def test_the_fixed_notebook_runs_its_magic_on_tensorflow(tmp_path, reader):
+    from tests.tfproc import run
+
+    path = two_cells(tmp_path, reader)
+    assert cli("fix", str(path)).exit_code == 0
+    first, second = (cell["source"] for cell in json.loads(path.read_text())["cells"])
+    result = run(first + "\n" + magic_code(second) + "\nemit(devices=len(sess.list_devices()))\n")
+    assert result["devices"] >= 1
+
+
+def test_code_in_a_line_magic_is_fixed_and_the_magic_kept(tmp_path):
+    path = two_cells(tmp_path, "%time s = tf.Session()\n%time print(not valid python")
+    assert cli("fix", str(path)).exit_code == 0
+    second = json.loads(path.read_text())["cells"][1]["source"]
+    assert second == "%time s = tf.compat.v1.Session()\n%time print(not valid python"

@@ -11,6 +11,7 @@ and raw cells are not counted).
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from dataclasses import dataclass, field
@@ -19,6 +20,14 @@ from dataclasses import dataclass, field
 # !shell, `x = !cmd` / `x = %magic`, and `obj?` / `obj??` help.
 _MAGIC_LINE = re.compile(r"^\s*(%|!|\?|\w[\w.]*\s*=\s*[!%])|^\s*[\w.]+\s*\?\??\s*$")
 _NEWLINE = re.compile(r"\r\n|\r|\n")
+# IPython magics that run Python in the notebook's namespace: a line magic's
+# argument and a cell magic's body are code (their reads are reads), after
+# the options; the letters are the short options that take a value
+# (IPython's getopt specs), None: its line is no code (only its body).
+_PYTHON_MAGICS = {"time": "", "timeit": "nrp", "prun": "DlsT", "debug": "b", "capture": None}
+_VALUED_LONG = frozenset({"breakpoint"})
+_MAGIC_NAME = re.compile(r"\s*%%?(\w+)")
+_TOKEN = re.compile(r"\s+(\S+)")
 
 
 class NotebookError(Exception):
@@ -36,6 +45,9 @@ class Cell:
     """First line of the cell in the module (1-based)."""
     masked: set[int] = field(default_factory=set)
     """Lines (1-based, in the cell) that hold magics."""
+    code_columns: dict[int, int] = field(default_factory=dict)
+    """Magic lines whose argument is Python code: the column it starts at
+    (a fix may edit the code, never the magic)."""
     built: tuple[str, str, int] | None = None
     """(text, its code in the module, its line count) of the last build."""
 
@@ -94,8 +106,8 @@ def load(raw: bytes) -> Notebook:
             continue
         number += 1
         text = _source(cell, key)
-        if language not in (None, "python") or text.lstrip().startswith("%%"):
-            continue  # a cell magic or another language: not Python
+        if language not in (None, "python") or (text.lstrip().startswith("%%") and not _runs_python(text)):
+            continue  # a cell magic that runs no Python here, or another language
         code.append(Cell(index, number, text, 0))
     return Notebook(document, raw, code, key)
 
@@ -137,20 +149,82 @@ def to_module(notebook: Notebook) -> str:
     for cell in notebook.cells:
         cell.start_line = line
         if cell.built is None or cell.built[0] != cell.text:  # a cell the fix left is not scanned again
-            lines = _NEWLINE.split(cell.text)
-            endings = _NEWLINE.findall(cell.text)
-            cell.masked = set()  # of this text: a fix that moved lines moved its magics
-            for first, continuation in _magics(lines):
-                text = lines[first - 1]
-                lines[first - 1] = text[: len(text) - len(text.lstrip())] + "pass"
-                for number in continuation:
-                    lines[number - 1] = ""
-                cell.masked |= {first, *continuation}
-            code = "".join(text + (endings[i] if i < len(endings) else "") for i, text in enumerate(lines))
-            cell.built = (cell.text, code, len(lines))
+            # of this text: a fix that moved lines moved its magics
+            code, cell.masked, cell.code_columns, count = _masked(cell.text)
+            cell.built = (cell.text, code, count)
         parts.append(cell.built[1])
         line += cell.built[2]
     return "\n".join(parts) + "\n"
+
+
+def _masked(text: str) -> tuple[str, set[int], dict[int, int], int]:
+    """(code, masked lines, code columns, line count) of a cell: each magic
+    line becomes a `pass` at its indentation (its continuation lines blank);
+    one whose argument is Python keeps it, after a `pass;` as long as the
+    magic and its options (`%timeit -n 3 f(x)` -> `pass;        f(x)`), so
+    that every line and column keeps its place."""
+    lines = _NEWLINE.split(text)
+    endings = _NEWLINE.findall(text)
+    masked: set[int] = set()
+    columns: dict[int, int] = {}
+    for first, continuation in _magics(lines):
+        line = lines[first - 1]
+        indent = line[: len(line) - len(line.lstrip())]
+        column = _code_column(line)
+        if column is not None and _compiles("pass;" + line[column:], [lines[n - 1] for n in continuation]):
+            lines[first - 1] = indent + "pass;" + " " * (column - len(indent) - 5) + line[column:]
+            columns[first] = column
+            masked.add(first)
+            continue
+        lines[first - 1] = indent + "pass"
+        for number in continuation:
+            lines[number - 1] = ""
+        masked |= {first, *continuation}
+    code = "".join(line + (endings[i] if i < len(endings) else "") for i, line in enumerate(lines))
+    return code, masked, columns, len(lines)
+
+
+def _code_column(line: str) -> int | None:
+    """Where the Python argument of a Python-running magic starts (after its
+    name and options, as IPython's getopt reads them); None: no code."""
+    match = _MAGIC_NAME.match(line)
+    valued = _PYTHON_MAGICS.get(match.group(1), None) if match else None
+    if valued is None:
+        return None
+    position, skip = match.end(), False
+    while (token := _TOKEN.match(line, position)) is not None:
+        word, position = token.group(1), token.end()
+        if skip:
+            skip = False
+        elif word == "--":
+            following = _TOKEN.match(line, position)
+            return following.start(1) if following else None
+        elif word.startswith("--"):
+            skip = word[2:] in _VALUED_LONG
+        elif word.startswith("-") and len(word) > 1:
+            letters = word[1:]
+            taking = next((i for i, letter in enumerate(letters) if letter in valued), None)
+            skip = taking == len(letters) - 1
+        else:
+            return token.start(1)
+    return None
+
+
+def _compiles(first: str, continuation: list[str]) -> bool:
+    try:
+        compile("\n".join([first, *continuation]) + "\n", "<magic>", "exec", ast.PyCF_ONLY_AST)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return False
+    return True
+
+
+def _runs_python(text: str) -> bool:
+    """A cell magic that runs its body as Python in the notebook's namespace
+    (%%time, %%timeit, %%capture ...), and the body parses."""
+    match = _MAGIC_NAME.match(text.lstrip())
+    if match is None or match.group(1) not in _PYTHON_MAGICS:
+        return False
+    return _compiles(_masked(text)[0], [])
 
 
 def _magics(lines: list[str]) -> list[tuple[int, list[int]]]:
@@ -262,7 +336,9 @@ def apply_edits(notebook: Notebook, module: str, edits) -> bool:
         if last > cell.line_count + 1 or (last == cell.line_count + 1 and end_column > 0):
             raise NotebookError(f"cell {cell.number}: a fix spans two cells; not rewritten")
         touched = range(first, last + (1 if end_column else 0))
-        if edit.start != edit.end and any(number in cell.masked for number in touched):
+        if edit.start != edit.end and any(number in cell.masked and not (
+                number in cell.code_columns and (number != first or column >= cell.code_columns[number]))
+                for number in touched):
             raise NotebookError(f"cell {cell.number}: a fix touches a magic line; not rewritten")
         by_cell.setdefault(id(cell), []).append((first, column, last, end_column, edit.content))
     changed = False
