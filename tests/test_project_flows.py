@@ -303,3 +303,14 @@ def test_a_private_name_is_not_star_imported_and_goes(tmp_path):
                       use="from app.setup_tf import *  # noqa: F403\n\nprint(_sess)  # NameError before and after\n")
     assert cli("fix", ".", cwd=tree).exit_code == 0
     assert "_sess" not in (tree / "app" / "setup_tf.py").read_text()
+
+
+def test_an_import_another_module_takes_from_here_is_not_removed(tmp_path):
+    """The fix removes the Keras import its set_session used, unless a star
+    import elsewhere still reads it."""
+    helper = ("import tensorflow as tf\nfrom keras import backend as K\n\n"
+              "config = tf.ConfigProto(intra_op_parallelism_threads=1)\nK.set_session(tf.Session(config=config))\n")
+    tree = repository(tmp_path, helper=helper, use="from app.helper import *\n\nK.clear_session()\n")
+    assert cli("fix", ".", cwd=tree).exit_code == 0
+    fixed = (tree / "app" / "helper.py").read_text()
+    assert "from keras import backend as K" in fixed and "set_intra_op_parallelism_threads(1)" in fixed
