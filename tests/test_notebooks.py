@@ -204,3 +204,35 @@ def test_code_in_a_line_magic_is_fixed_and_the_magic_kept(tmp_path):
     assert cli("fix", str(path)).exit_code == 0
     second = json.loads(path.read_text())["cells"][1]["source"]
     assert second == "%time s = tf.compat.v1.Session()\n%time print(not valid python"
+
+
+def test_a_parse_error_is_placed_as_findings_are(tmp_path):
+    """`path:cell N:line:col:` (0.x printed `path:line:col: cell N:`, and a
+    `path:line:col` reader went to that line of the JSON file)."""
+    path = two_cells(tmp_path, "x = 1\nprint(sess.run(x)")
+    result = cli("check", str(path))
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"error: {path}:cell 2:2:6: "), result.stderr
+
+
+def test_a_colab_notebook_is_fixed_in_its_own_escaping(tmp_path):
+    """Colab writes `<`, `>` and `&` as \\u003c, \\u003e, \\u0026 everywhere:
+    the changed cell is written so too, and every other byte is kept (0.x
+    refused to rewrite such a notebook)."""
+    cells = [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+              "source": ["import tensorflow as tf\n", "if 1 < 2 and 3 > 2 & 1:\n",
+                         "    config = tf.ConfigProto(intra_op_parallelism_threads=1)\n",
+                         "    sess = tf.Session(config=config)\n", "    print(sess.run(tf.constant(1)))"]},
+             {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [
+                 {"data": {"text/html": ["<b>a & b</b>"]}, "metadata": {}, "output_type": "display_data"}],
+              "source": ["print('<unchanged>')"]}]
+    document = {"cells": cells, "metadata": {"colab": {"name": "x.ipynb"}}, "nbformat": 4, "nbformat_minor": 0}
+    text = json.dumps(document, indent=2) + "\n"
+    colab = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    path = tmp_path / "colab.ipynb"
+    path.write_text(colab)
+    assert cli("fix", str(path)).exit_code == 0
+    fixed = path.read_text()
+    assert "<" not in fixed and ">" not in fixed and "&" not in fixed
+    assert fixed == colab.replace("tf.ConfigProto", "tf.compat.v1.ConfigProto").replace(
+        "tf.Session", "tf.compat.v1.Session")

@@ -125,19 +125,28 @@ def _source(cell: dict, key: str) -> str:
     return "".join(source) if isinstance(source, list) else str(source)
 
 
-def _dump(document: dict, indent, ensure_ascii: bool) -> str:
-    return json.dumps(document, indent=indent, ensure_ascii=ensure_ascii)
+# How a writer escapes characters in strings: (ensure_ascii, `<`, `>`, `&`
+# as \u003c \u003e \u0026 as Colab and Go's encoder write them).
+_ESCAPES = ((False, False), (True, False), (False, True), (True, True))
+
+
+def _dump(document: dict, indent, escapes) -> str:
+    ensure_ascii, html_safe = escapes
+    text = json.dumps(document, indent=indent, ensure_ascii=ensure_ascii)
+    if html_safe:  # the three occur in JSON text only inside strings
+        text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return text
 
 
 def _json_style(document: dict, raw: bytes):
-    """The json.dumps settings that give back these bytes; (-1, False) when
+    """The json.dumps settings that give back these bytes; (-1, None) when
     none do (the notebook can still be checked, not rewritten)."""
     text = raw.decode("utf-8-sig").rstrip("\n")
     for indent in (1, 2, 4, None, 3):
-        for ensure_ascii in (False, True):
-            if _dump(document, indent, ensure_ascii) == text:
-                return indent, ensure_ascii
-    return -1, False
+        for escapes in _ESCAPES:
+            if _dump(document, indent, escapes) == text:
+                return indent, escapes
+    return -1, None
 
 
 def to_module(notebook: Notebook) -> str:
@@ -384,10 +393,10 @@ def dump(notebook: Notebook) -> bytes:
     spliced = _splice(notebook, changed)
     if spliced is not None:
         return spliced
-    indent, ensure_ascii = _json_style(json.loads(notebook.raw.decode("utf-8-sig")), notebook.raw)
+    indent, escapes = _json_style(json.loads(notebook.raw.decode("utf-8-sig")), notebook.raw)
     if indent == -1:
         raise NotebookError("cannot rewrite this notebook without reformatting its JSON; fix it by hand")
-    text = _dump(notebook.document, indent, ensure_ascii)
+    text = _dump(notebook.document, indent, escapes)
     decoded = notebook.raw.decode("utf-8-sig")
     trailing = decoded[len(decoded.rstrip("\n")):]
     bom = "\ufeff" if notebook.raw.startswith(b"\xef\xbb\xbf") else ""
@@ -412,11 +421,12 @@ def _splice(notebook: Notebook, changed: list[tuple[dict, dict]]) -> bytes | Non
     depth = newline + " " * ((indent or 0) * (4 if "worksheets" in notebook.document else 2))
     pieces = []
     for before, after in changed:
-        for ensure_ascii in (False, True):
-            old = _dump(before, indent, ensure_ascii).replace("\n", depth)
+        html_safe = any(code in decoded for code in ("\\u003c", "\\u003e", "\\u0026"))
+        for escapes in sorted(_ESCAPES, key=lambda e: e[1] != html_safe):  # the file's own first
+            old = _dump(before, indent, escapes).replace("\n", depth)
             if decoded.count(old) == 1:
                 start = decoded.find(old)
-                pieces.append((start, start + len(old), _dump(after, indent, ensure_ascii).replace("\n", depth)))
+                pieces.append((start, start + len(old), _dump(after, indent, escapes).replace("\n", depth)))
                 break
         else:
             return None
@@ -499,8 +509,7 @@ def run(data: bytes, settings, fix: bool, enabled: frozenset[str], path: str | N
         starts = module.builds[-1] if module.builds else [1]
         index = max(i for i, start in enumerate(starts) if start <= error.line)
         cell = notebook.cells[index]
-        raise SourceError(error.line - starts[index] + 1, error.column,
-                          f"cell {cell.number}: {error.message}") from None
+        raise SourceError(error.line - starts[index] + 1, error.column, error.message, cell.number) from None
     module.place(outcome.findings, 0)
     if outcome.remaining is not outcome.findings and module.builds:
         remaining = [f for f in outcome.remaining if f not in outcome.findings]
