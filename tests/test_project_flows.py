@@ -314,3 +314,20 @@ def test_an_import_another_module_takes_from_here_is_not_removed(tmp_path):
     assert cli("fix", ".", cwd=tree).exit_code == 0
     fixed = (tree / "app" / "helper.py").read_text()
     assert "from keras import backend as K" in fixed and "set_intra_op_parallelism_threads(1)" in fixed
+
+
+def test_a_session_of_a_package_read_by_a_relative_import_is_kept(tmp_path):
+    tree = repository(tmp_path, use="from . import sess\n\nDEVICES = sess.list_devices()\n")
+    (tree / "app" / "__init__.py").write_text(SETUP_TF)
+    assert cli("fix", ".", cwd=tree).exit_code == 0
+    assert "sess = tf.compat.v1.InteractiveSession(config=config)" in (tree / "app" / "__init__.py").read_text()
+
+
+def test_the_cache_sees_a_new_reader_in_another_module(tmp_path, monkeypatch):
+    """A module that starts to import the session after a check: the next
+    run asks the repository again, and keeps the session."""
+    tree = repository(tmp_path, setup_tf=SETUP_TF, use="import os\n")
+    monkeypatch.setenv("TFCOMPAT_THREADS_CACHE_DIR", str(tmp_path / "cache"))
+    assert "TFT001 [*]" in cli("check", "app/setup_tf.py", cwd=tree).output
+    (tree / "app" / "use.py").write_text("from app.setup_tf import sess\n\nDEVICES = sess.list_devices()\n")
+    assert "TFT001" not in cli("check", "app/setup_tf.py", cwd=tree).output

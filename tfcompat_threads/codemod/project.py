@@ -160,7 +160,7 @@ class Project:
                 except (SourceError, RecursionError, MemoryError):
                     self._analyses[path] = None
         finally:
-            self._logs.remove(log)
+            self._forget(log)
         self._made[path] = log
         return self._analyses[path]
 
@@ -180,7 +180,11 @@ class Project:
         try:
             yield log
         finally:
-            self._logs.remove(log)
+            self._forget(log)
+
+    def _forget(self, log: list[tuple]) -> None:
+        """Stop noting into `log` (that list: another may be equal to it)."""
+        self._logs = [other for other in self._logs if other is not log]
 
     def answers(self, log: list[tuple]) -> bool:
         """Every question of `log` gets the same answer now."""

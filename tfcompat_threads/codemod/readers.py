@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ast
 import re
+import weakref
 from typing import NamedTuple
 
 _DYNAMIC = ("eval", "exec", "globals", "locals", "vars")
@@ -51,17 +52,42 @@ def readers(analysis, name: str, depth: int = 0) -> list[Reader]:
     stem = path.parent.name if path.name == "__init__.py" else path.stem
     if not stem.isidentifier():  # no import statement can name it
         return found
-    candidates = {p for p in project.mentioning(stem, exclude=path)} & set(project.mentioning(name, exclude=path))
+    naming, notebooks = _naming_module(analysis, stem)
+    candidates = naming & set(project.mentioning(name, exclude=path)) if naming else set()
     if path.name == "__init__.py":  # `from . import name` names no module
         candidates |= {p for p in project.mentioning(name, exclude=path) if path.parent in p.parents}
+    words = [re.compile(rb"\b%s\b" % re.escape(word.encode()))
+             for word in ((name,) if path.name == "__init__.py" else (stem, name))]
     for other_path in sorted(candidates):
+        data = project.read(other_path)  # its bytes decide: noted, as the analysis' reads are
+        if data is None or not all(word.search(data) for word in words):
+            continue  # `train_3` in `train_33`, `sess` in `session`
         other = project.analysis(other_path)
         if other is not None:
             found += _importers(other, analysis, name, depth)
-    notebooks = set(project.notebooks_mentioning(stem)) & set(project.notebooks_mentioning(name))
-    for notebook in sorted(notebooks):
-        found += _notebook_importers(project, notebook, stem, name)
+    if notebooks:
+        for notebook in sorted(notebooks & set(project.notebooks_mentioning(name))):
+            found += _notebook_importers(project, notebook, stem, name)
     return found
+
+
+_NAMING: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _naming_module(analysis, stem: str) -> tuple[set, set]:
+    """The other modules and the notebooks of the repository that name the
+    module (once per analysis: most name none, and the other questions
+    are then not asked)."""
+    project = analysis.project
+    if analysis in _NAMING:
+        for entry in _NAMING[analysis][2]:  # asked again: a result depends on its answers each time
+            project._note(*entry)
+        return _NAMING[analysis][:2]
+    with project.recording() as asked:  # (the answers go to every recording under way, too)
+        modules = set(project.mentioning(stem, exclude=analysis.path))
+        notebooks = set(project.notebooks_mentioning(stem))
+    _NAMING[analysis] = (modules, notebooks, list(asked))
+    return modules, notebooks
 
 
 def _place(analysis, node) -> str:
