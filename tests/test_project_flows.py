@@ -285,15 +285,16 @@ def test_a_session_exported_by_all_nobody_here_imports_is_kept_and_the_reader_na
         in result.output
 
 
-def test_a_session_a_notebook_imports_is_kept_and_the_notebook_named(tmp_path):
+@pytest.mark.parametrize("first", ["from app.setup_tf import *", "%run app/setup_tf.py"])
+def test_a_session_a_notebook_imports_is_kept_and_the_notebook_named(tmp_path, first):
     tree = repository(tmp_path, setup_tf=SETUP_TF)
     cells = [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": source}
-             for source in ("from app.setup_tf import *", "sess.list_devices()")]
+             for source in (first, "sess.list_devices()")]
     (tree / "explore.ipynb").write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4,
                                                     "nbformat_minor": 5}))
     result = cli("fix", "app", cwd=tree)
     assert "sess = tf.InteractiveSession(config=config)" in (tree / "app" / "setup_tf.py").read_text()
-    assert "read at explore.ipynb:cell 2 (it imports setup_tf (cell 1))" in result.output
+    assert "read at explore.ipynb:cell 2 (it imports or runs setup_tf (cell 1))" in result.output
 
 
 def test_a_private_name_is_not_star_imported_and_goes(tmp_path):
@@ -331,3 +332,12 @@ def test_the_cache_sees_a_new_reader_in_another_module(tmp_path, monkeypatch):
     assert "TFT001 [*]" in cli("check", "app/setup_tf.py", cwd=tree).output
     (tree / "app" / "use.py").write_text("from app.setup_tf import sess\n\nDEVICES = sess.list_devices()\n")
     assert "TFT001" not in cli("check", "app/setup_tf.py", cwd=tree).output
+
+
+def test_a_gpu_options_variable_another_module_reads_is_not_deleted(tmp_path):
+    setup = ("import tensorflow as tf\n\ngpu_options = tf.GPUOptions(allow_growth=True)\n"
+             "sess = tf.Session(config=tf.ConfigProto(gpu_options=gpu_options))\n")
+    tree = repository(tmp_path, setup_tf=setup, use="from app.setup_tf import gpu_options\n\nprint(gpu_options)\n")
+    result = cli("fix", ".", cwd=tree)
+    assert "gpu_options = tf.compat.v1.GPUOptions(allow_growth=True)" in (tree / "app" / "setup_tf.py").read_text()
+    assert "its gpu_options `gpu_options` is read at use.py:1 too" in result.output

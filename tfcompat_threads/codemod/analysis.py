@@ -401,6 +401,11 @@ class Analysis:
             return
         if self._own_statement(unit, assign) is None:
             return
+        reader = self._reader_elsewhere(binding.node)
+        if reader is not None:
+            self._stop(unit, UNFOLLOWED, f"its gpu_options `{name.id}` is read at {reader.place} too ({reader.what})",
+                       name)
+            return
         unit.constructors.append(value)
         self._construction_fields(unit, value, "gpu_options.")
         for reference in self.references_of(binding):
@@ -670,6 +675,15 @@ class Analysis:
                 if follow != "_follow_config_value" or not reader.analysis._field_assignment(unit, read):
                     getattr(reader.analysis, follow)(unit, read)
             del unit.calls_entered[depth:]
+
+    def _reader_elsewhere(self, target: ast.AST):
+        """The first reader of a module-level name outside its scope (codemod/readers.py), or None."""
+        if type(target) is not ast.Name or not any(
+                b.node is target for b in self.names.module_scope.bindings.get(target.id, ())):
+            return None
+        from .readers import readers
+
+        return next(iter(readers(self, target.id)), None)
 
     def _follow_stored(self, unit: Unit, statement: ast.stmt, value: ast.AST) -> bool:
         """A config stored on an object other than `self` (`c.session_config =

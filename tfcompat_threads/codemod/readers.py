@@ -246,7 +246,8 @@ def _attribute_reads(other, node, bound: str, name: str, dotted: str = "") -> li
 
 
 def _notebook_importers(project, path, stem: str, name: str) -> list[Reader]:
-    """A notebook that imports the module and names `name`: named, not followed."""
+    """A notebook that imports the module (or `%run`s it) and then names
+    `name`: named, not followed."""
     import json
 
     data = project.read(path)
@@ -257,8 +258,8 @@ def _notebook_importers(project, path, stem: str, name: str) -> list[Reader]:
     cells = document.get("cells") if isinstance(document, dict) else None
     if not isinstance(cells, list):
         return []
-    imports = re.compile(rf"^\s*(from\s+[\w.]*\b{re.escape(stem)}\s+import\b|import\s+[\w., ]*\b{re.escape(stem)}\b)",
-                         re.MULTILINE)
+    imports = re.compile(rf"^\s*(from\s+[\w.]*\b{re.escape(stem)}\s+import\b|import\s+[\w., ]*\b{re.escape(stem)}\b"
+                         rf"|%run\s.*\b{re.escape(stem)}\b)", re.MULTILINE)  # %run: the module's names become the notebook's
     word = re.compile(rf"\b{re.escape(name)}\b")
     number = 0
     imported = None
@@ -271,7 +272,7 @@ def _notebook_importers(project, path, stem: str, name: str) -> list[Reader]:
         if imported is None and imports.search(text):
             imported = number
         if imported is not None and word.search(text):
-            return [Reader(f"{path.name}:cell {number}", f"it imports {stem} (cell {imported})", None, [])]
+            return [Reader(f"{path.name}:cell {number}", f"it imports or runs {stem} (cell {imported})", None, [])]
     return []
 
 
