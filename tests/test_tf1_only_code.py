@@ -50,6 +50,20 @@ def load(model):
         return _from_keras_tf1(model)
     return model
 """,
+    "method called only under a predicate": """\
+import tensorflow as tf
+from distutils.version import LooseVersion
+
+
+class Exporter:
+    def _from_keras_tf1(self):
+        return tf.Session(config=tf.ConfigProto(allow_soft_placement=True))
+
+    def session(self):
+        if LooseVersion(tf.__version__) < LooseVersion("2.0"):
+            return self._from_keras_tf1()
+        return None
+""",
     "conditional expression": """\
 import tensorflow as tf
 
