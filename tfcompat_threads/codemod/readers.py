@@ -15,9 +15,11 @@ A reader with reads (`Reader.reads`) is followed by the analysis as a read
 in its scope is; one without is named by the finding, whose fix then
 leaves the binding alone.
 
-    >>> # setup_tf.py: sess = tf.InteractiveSession(config=config)
-    >>> # use.py:      from setup_tf import sess; sess.run(op)
-    >>> # readers(setup_tf, "sess") -> [Reader("use.py:1", "from setup_tf import sess", use, [sess])]
+    setup_tf.py   sess = tf.InteractiveSession(config=config)
+    use.py        from setup_tf import sess
+                  sess.run(op)
+    readers(<analysis of setup_tf.py>, "sess")
+        -> [Reader("use.py:1", "from setup_tf import sess", <analysis of use.py>, [sess at line 2])]
 """
 
 from __future__ import annotations
