@@ -653,8 +653,7 @@ class Analysis:
         each reader in another module is a place the flow goes (so the
         binding stays) and its reads are followed there; a reader that
         cannot be followed (`eval`, `__all__`, a notebook) is noted."""
-        if unit.status != CONFIG_ONLY or type(target) is not ast.Name or not any(
-                b.node is target for b in self.names.module_scope.bindings.get(target.id, ())):
+        if unit.status != CONFIG_ONLY or not self._module_name(target):
             return
         if len(unit.calls_entered) >= MAX_DEPTH:
             unit.readers.append((target.id, f"{self.path.name if self.path else 'line'}:{target.lineno}",
@@ -678,12 +677,16 @@ class Analysis:
 
     def _reader_elsewhere(self, target: ast.AST):
         """The first reader of a module-level name outside its scope (codemod/readers.py), or None."""
-        if type(target) is not ast.Name or not any(
-                b.node is target for b in self.names.module_scope.bindings.get(target.id, ())):
+        if not self._module_name(target):
             return None
         from .readers import readers
 
         return next(iter(readers(self, target.id)), None)
+
+    def _module_name(self, target: ast.AST) -> bool:
+        """`target` binds a name of the module (what other modules can import)."""
+        return type(target) is ast.Name and any(
+            b.node is target for b in self.names.module_scope.bindings.get(target.id, ()))
 
     def _follow_stored(self, unit: Unit, statement: ast.stmt, value: ast.AST) -> bool:
         """A config stored on an object other than `self` (`c.session_config =
