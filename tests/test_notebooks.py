@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from tests.test_cli import cli
 
 CELLS = [
@@ -126,3 +128,111 @@ def test_magics_in_blocks_and_with_continuation_lines(tmp_path):
         *source[:7],
         "tf.config.threading.set_intra_op_parallelism_threads(1)",
     ]
+
+
+# -- magics that run Python: their code reads the notebook's names (issue 23) -----------------
+
+SESSION_CELL = ("import tensorflow as tf\n"
+                "config = tf.ConfigProto(intra_op_parallelism_threads=1)\n"
+                "config.gpu_options.allow_growth = True\n"
+                "sess = tf.InteractiveSession(config=config)")
+READERS_IN_MAGICS = [
+    "%%time\nprint(len(sess.list_devices()))",
+    "%%timeit -n 1 -r 1\nsess.list_devices()",
+    "%%capture out\nsess.list_devices()",
+    "%timeit -n 1 -r 1 sess.list_devices()",
+    "%time print(len(sess.list_devices()))",
+    "%prun -q -s cumulative sess.list_devices()",
+]
+
+
+def two_cells(tmp_path, second: str):
+    cells = [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": source}
+             for source in (SESSION_CELL, second)]
+    document = {"cells": cells, "metadata": {"language_info": {"name": "python"}}, "nbformat": 4,
+                "nbformat_minor": 5}
+    path = tmp_path / "magics.ipynb"
+    path.write_text(json.dumps(document, indent=1) + "\n")
+    return path
+
+
+def binds(source: str, name: str) -> bool:
+    import ast
+
+    return any(type(node) is ast.Name and node.id == name and type(node.ctx) is ast.Store
+               for node in ast.walk(ast.parse(source)))
+
+
+@pytest.mark.parametrize("reader", READERS_IN_MAGICS)
+def test_a_session_read_in_a_magic_is_not_deleted(tmp_path, reader):
+    """The session's only reader is a magic's code: the default fix keeps
+    it (renamed: it is used), and the magic's cell stays as it was (0.x
+    deleted `sess`: NameError in the magic)."""
+    path = two_cells(tmp_path, reader)
+    assert cli("fix", str(path)).exit_code == 0
+    first, second = (cell["source"] for cell in json.loads(path.read_text())["cells"])
+    assert binds(first, "sess") and "tf.compat.v1.InteractiveSession(config=config)" in first
+    assert second == reader
+
+
+def magic_code(source: str) -> str:
+    """What IPython runs of a cell in these tests: a cell magic's body, a line
+    magic's statement (after its options), as plain Python."""
+    lines = source.splitlines()
+    if lines[0].startswith("%%"):
+        return "\n".join(lines[1:])
+    words = lines[0].split()
+    while words[1].startswith("-"):
+        words = words[:1] + words[2 + (words[1] in ("-n", "-r", "-s")):]
+    return " ".join(words[1:])
+
+
+@pytest.mark.tf
+@pytest.mark.parametrize("reader", READERS_IN_MAGICS[:1] + READERS_IN_MAGICS[3:4])
+def test_the_fixed_notebook_runs_its_magic_on_tensorflow(tmp_path, reader):
+    from tests.tfproc import run
+
+    path = two_cells(tmp_path, reader)
+    assert cli("fix", str(path)).exit_code == 0
+    first, second = (cell["source"] for cell in json.loads(path.read_text())["cells"])
+    result = run(first + "\n" + magic_code(second) + "\nemit(devices=len(sess.list_devices()))\n")
+    assert result["devices"] >= 1
+
+
+def test_code_in_a_line_magic_is_fixed_and_the_magic_kept(tmp_path):
+    path = two_cells(tmp_path, "%time s = tf.Session()\n%time print(not valid python")
+    assert cli("fix", str(path)).exit_code == 0
+    second = json.loads(path.read_text())["cells"][1]["source"]
+    assert second == "%time s = tf.compat.v1.Session()\n%time print(not valid python"
+
+
+def test_a_parse_error_is_placed_as_findings_are(tmp_path):
+    """`path:cell N:line:col:` (0.x printed `path:line:col: cell N:`, and a
+    `path:line:col` reader went to that line of the JSON file)."""
+    path = two_cells(tmp_path, "x = 1\nprint(sess.run(x)")
+    result = cli("check", str(path))
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"error: {path}:cell 2:2:6: "), result.stderr
+
+
+def test_a_colab_notebook_is_fixed_in_its_own_escaping(tmp_path):
+    """Colab writes `<`, `>` and `&` as \\u003c, \\u003e, \\u0026 everywhere:
+    the changed cell is written so too, and every other byte is kept (0.x
+    refused to rewrite such a notebook)."""
+    cells = [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+              "source": ["import tensorflow as tf\n", "if 1 < 2 and 3 > 2 & 1:\n",
+                         "    config = tf.ConfigProto(intra_op_parallelism_threads=1)\n",
+                         "    sess = tf.Session(config=config)\n", "    print(sess.run(tf.constant(1)))"]},
+             {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [
+                 {"data": {"text/html": ["<b>a & b</b>"]}, "metadata": {}, "output_type": "display_data"}],
+              "source": ["print('<unchanged>')"]}]
+    document = {"cells": cells, "metadata": {"colab": {"name": "x.ipynb"}}, "nbformat": 4, "nbformat_minor": 0}
+    text = json.dumps(document, indent=2) + "\n"
+    colab = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    path = tmp_path / "colab.ipynb"
+    path.write_text(colab)
+    assert cli("fix", str(path)).exit_code == 0
+    fixed = path.read_text()
+    assert "<" not in fixed and ">" not in fixed and "&" not in fixed
+    assert fixed == colab.replace("tf.ConfigProto", "tf.compat.v1.ConfigProto").replace(
+        "tf.Session", "tf.compat.v1.Session")

@@ -215,3 +215,129 @@ def test_a_package_installed_under_another_folder_name_is_the_repositorys(tmp_pa
     other = tmp_path.parent / (tmp_path.name + "-other")
     shutil.copytree(tmp_path, other)  # a new tree: what a repository has is read once per run
     assert [f["code"] for f in findings(other, "--select", "ALL", path="train.py")] == ["TFT011"]
+
+
+# -- a module-level session other modules read (issue 23) ---------------------------------------
+
+SETUP_TF = """\
+import tensorflow as tf
+
+config = tf.ConfigProto(intra_op_parallelism_threads=1)
+config.gpu_options.allow_growth = True
+sess = tf.InteractiveSession(config=config)
+"""
+COMMON = """\
+import tensorflow as tf
+
+__all__ = ["session"]
+_config = tf.ConfigProto(intra_op_parallelism_threads=1)
+session = tf.Session(config=_config)
+"""
+READERS = {
+    "imported": {"setup_tf": SETUP_TF, "use": "from app.setup_tf import sess\n\nDEVICES = sess.list_devices()\n"},
+    "attribute": {"setup_tf": SETUP_TF, "use": "from app import setup_tf\n\nDEVICES = setup_tf.sess.list_devices()\n"},
+    "module imported": {"setup_tf": SETUP_TF, "use": "import app.setup_tf\n\nDEVICES = app.setup_tf.sess.list_devices()\n"},
+    "star": {"common": COMMON, "use": "from app.common import *\n\nDEVICES = session.list_devices()\n"},
+    "re-exported": {"setup_tf": SETUP_TF, "shared": "from app.setup_tf import sess  # noqa: F401\n",
+                    "use": "from app.shared import sess\n\nDEVICES = sess.list_devices()\n"},
+}
+
+
+@pytest.mark.parametrize("shape", READERS)
+def test_a_session_another_module_reads_is_not_deleted(tmp_path, shape):
+    """Its readers use it (list its devices): it is a session that works,
+    so it stays, renamed (0.x deleted it: ImportError / AttributeError)."""
+    tree = repository(tmp_path, **READERS[shape])
+    assert cli("fix", ".", cwd=tree).exit_code == 0
+    home = next(name for name in ("setup_tf", "common") if name in READERS[shape])
+    fixed = (tree / "app" / f"{home}.py").read_text()
+    assert "= tf.compat.v1.InteractiveSession(config=config)" in fixed or \
+        "session = tf.compat.v1.Session(config=_config)" in fixed
+
+
+@pytest.mark.tf
+@pytest.mark.parametrize("shape", ["imported", "star", "module imported"])
+def test_the_fixed_modules_run_and_their_readers_find_the_session(tmp_path, shape):
+    from tests.tfproc import run
+
+    tree = repository(tmp_path, **READERS[shape])
+    assert cli("fix", ".", cwd=tree).exit_code == 0
+    result = run("from app.use import DEVICES\nemit(devices=len(DEVICES))\n", env={"PYTHONPATH": str(tree)})
+    assert result["devices"] >= 1
+
+
+@pytest.mark.parametrize("use,reader", [
+    ("from app.setup_tf import sess  # noqa: F401\n", "use.py:1"),
+    ("import keras.backend as K\nfrom app import setup_tf\n\nK.set_session(setup_tf.sess)\n", "use.py:4"),
+])
+def test_a_session_another_module_only_imports_or_sets_is_reported_there_and_kept(tmp_path, use, reader):
+    tree = repository(tmp_path, setup_tf=SETUP_TF, use=use)
+    result = cli("fix", ".", cwd=tree)
+    assert "sess = tf.InteractiveSession(config=config)" in (tree / "app" / "setup_tf.py").read_text()
+    assert result.exit_code == 1 and f"help: its flow goes on at {reader}" in result.output
+
+
+def test_a_session_exported_by_all_nobody_here_imports_is_kept_and_the_reader_named(tmp_path):
+    tree = repository(tmp_path, common=COMMON)
+    result = cli("fix", ".", cwd=tree)
+    assert "session = tf.Session(config=_config)" in (tree / "app" / "common.py").read_text()
+    assert "help: the fix would delete `session`, which is read at common.py:3 (`__all__` exports it)" \
+        in result.output
+
+
+@pytest.mark.parametrize("first", ["from app.setup_tf import *", "%run app/setup_tf.py"])
+def test_a_session_a_notebook_imports_is_kept_and_the_notebook_named(tmp_path, first):
+    tree = repository(tmp_path, setup_tf=SETUP_TF)
+    cells = [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": source}
+             for source in (first, "sess.list_devices()")]
+    (tree / "explore.ipynb").write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4,
+                                                    "nbformat_minor": 5}))
+    result = cli("fix", "app", cwd=tree)
+    assert "sess = tf.InteractiveSession(config=config)" in (tree / "app" / "setup_tf.py").read_text()
+    assert "read at explore.ipynb:cell 2 (it imports or runs setup_tf (cell 1))" in result.output
+
+
+def test_a_private_name_is_not_star_imported_and_goes(tmp_path):
+    """`from m import *` without `__all__` takes the public names only: no
+    module can read `_sess` so, and the fix replaces it."""
+    tree = repository(tmp_path, setup_tf=SETUP_TF.replace("sess =", "_sess ="),
+                      use="from app.setup_tf import *  # noqa: F403\n\nprint(_sess)  # NameError before and after\n")
+    assert cli("fix", ".", cwd=tree).exit_code == 0
+    assert "_sess" not in (tree / "app" / "setup_tf.py").read_text()
+
+
+def test_an_import_another_module_takes_from_here_is_not_removed(tmp_path):
+    """The fix removes the Keras import its set_session used, unless a star
+    import elsewhere still reads it."""
+    helper = ("import tensorflow as tf\nfrom keras import backend as K\n\n"
+              "config = tf.ConfigProto(intra_op_parallelism_threads=1)\nK.set_session(tf.Session(config=config))\n")
+    tree = repository(tmp_path, helper=helper, use="from app.helper import *\n\nK.clear_session()\n")
+    assert cli("fix", ".", cwd=tree).exit_code == 0
+    fixed = (tree / "app" / "helper.py").read_text()
+    assert "from keras import backend as K" in fixed and "set_intra_op_parallelism_threads(1)" in fixed
+
+
+def test_a_session_of_a_package_read_by_a_relative_import_is_kept(tmp_path):
+    tree = repository(tmp_path, use="from . import sess\n\nDEVICES = sess.list_devices()\n")
+    (tree / "app" / "__init__.py").write_text(SETUP_TF)
+    assert cli("fix", ".", cwd=tree).exit_code == 0
+    assert "sess = tf.compat.v1.InteractiveSession(config=config)" in (tree / "app" / "__init__.py").read_text()
+
+
+def test_the_cache_sees_a_new_reader_in_another_module(tmp_path, monkeypatch):
+    """A module that starts to import the session after a check: the next
+    run asks the repository again, and keeps the session."""
+    tree = repository(tmp_path, setup_tf=SETUP_TF, use="import os\n")
+    monkeypatch.setenv("TFCOMPAT_THREADS_CACHE_DIR", str(tmp_path / "cache"))
+    assert "TFT001 [*]" in cli("check", "app/setup_tf.py", cwd=tree).output
+    (tree / "app" / "use.py").write_text("from app.setup_tf import sess\n\nDEVICES = sess.list_devices()\n")
+    assert "TFT001" not in cli("check", "app/setup_tf.py", cwd=tree).output
+
+
+def test_a_gpu_options_variable_another_module_reads_is_not_deleted(tmp_path):
+    setup = ("import tensorflow as tf\n\ngpu_options = tf.GPUOptions(allow_growth=True)\n"
+             "sess = tf.Session(config=tf.ConfigProto(gpu_options=gpu_options))\n")
+    tree = repository(tmp_path, setup_tf=setup, use="from app.setup_tf import gpu_options\n\nprint(gpu_options)\n")
+    result = cli("fix", ".", cwd=tree)
+    assert "gpu_options = tf.compat.v1.GPUOptions(allow_growth=True)" in (tree / "app" / "setup_tf.py").read_text()
+    assert "its gpu_options `gpu_options` is read at use.py:1 too" in result.output

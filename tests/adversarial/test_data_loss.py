@@ -23,10 +23,12 @@ from .helpers import (
     Run,
     assert_no_traceback,
     assert_one_error,
+    child_env,
     command,
     finish,
     kill_group,
     lines_naming,
+    python,
     start,
     temporary_files,
     tft,
@@ -222,3 +224,52 @@ def test_sigkill_halfway_leaves_every_file_wholly_old_or_new(tmp_path):
     leftovers = temporary_files(tmp_path)
     assert len(leftovers) <= 1, f"at most the one write under way at the kill: {leftovers}"
     assert lines_naming("\n".join(leftovers), ".tfcompat") == leftovers, "recognisable by name"
+
+
+# A stand-in for TensorFlow: every attribute and call is there. Enough to
+# import the fixed modules and look names up, which is what is tested here.
+STAND_IN = '''\
+class _Any:
+    def __getattr__(self, name):
+        return _Any()
+
+    def __call__(self, *args, **kwargs):
+        return _Any()
+
+    def __iter__(self):
+        return iter(())
+
+
+def __getattr__(name):
+    return _Any()
+'''
+READERS = {
+    "setup_tf.py": "import tensorflow as tf\n\nconfig = tf.ConfigProto()\nconfig.gpu_options.allow_growth = True\n"
+                   "sess = tf.InteractiveSession(config=config)\n",
+    "use.py": "from setup_tf import sess\n\nprint('use', type(sess).__name__)\n",
+    "use2.py": "import setup_tf\n\nprint('use2', type(setup_tf.sess).__name__)\n",
+    "common.py": "import tensorflow as tf\n\n__all__ = ['session']\n"
+                 "_config = tf.ConfigProto(intra_op_parallelism_threads=2)\nsession = tf.Session(config=_config)\n",
+    "train.py": "from common import *\n\nsession.list_devices()\n",
+    "dyn.py": "import tensorflow as tf\n\nconfig = tf.ConfigProto(intra_op_parallelism_threads=2)\n"
+              "sess = tf.Session(config=config)\nprint('dyn', type(eval('sess')).__name__, type(globals()['sess']).__name__)\n",
+}
+
+
+def test_fix_never_deletes_a_name_another_module_or_a_lookup_still_reads(tmp_path):
+    """Issue 23: a session read from another module (by name, as an
+    attribute, through `__all__` and a star import) or by `eval` /
+    `globals()`: after the default fix every program still finds it (0.x
+    printed "fixed" and left ImportError, AttributeError and NameError)."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "pyproject.toml").write_text("")
+    for name, text in READERS.items():
+        (repo / name).write_text(text)
+    run = tft("fix", ".", cwd=repo)
+    assert_no_traceback(run)
+    assert run.returncode in (0, 1), run
+    (tmp_path / "tensorflow.py").write_text(STAND_IN)
+    check = python("import use, use2, train, dyn", cwd=repo, env=child_env(PYTHONPATH=str(tmp_path)))
+    assert check.returncode == 0, (check, {n: (repo / n).read_text() for n in READERS})
+    assert "dyn.py:5 (eval() may read it)" in tft("check", "dyn.py", cwd=repo).stdout

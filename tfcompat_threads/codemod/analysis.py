@@ -79,6 +79,9 @@ class Unit:
         passed to ("train.py:12"): it is followed there, not fixed there."""
         self.reached_elsewhere = False
         """It reaches a session in another module."""
+        self.readers: list[tuple[str, str, str]] = []
+        """(name, place, how) of readers of a module-level name the fix would
+        delete that cannot be followed (codemod/readers.py): the name stays."""
         self.calls_entered: list[tuple] = []
         """(analysis, call, function) of the calls it was passed into, innermost last."""
         self.stored: frozenset[str] = frozenset()
@@ -104,6 +107,7 @@ class Unit:
         self.kwargs = self.kwargs or other.kwargs
         self.foreign = self.foreign or other.foreign
         self.elsewhere += [e for e in other.elsewhere if e not in self.elsewhere]
+        self.readers += [r for r in other.readers if r not in self.readers]
         if _RANK[other.status] > _RANK[self.status] or (self.status == GRAPH == other.status and not self.reason):
             self.status, self.reason, self.reason_node = other.status, other.reason, other.reason_node
 
@@ -397,6 +401,11 @@ class Analysis:
             return
         if self._own_statement(unit, assign) is None:
             return
+        reader = self._reader_elsewhere(binding.node)
+        if reader is not None:
+            self._stop(unit, UNFOLLOWED, f"its gpu_options `{name.id}` is read at {reader.place} too ({reader.what})",
+                       name)
+            return
         unit.constructors.append(value)
         self._construction_fields(unit, value, "gpu_options.")
         for reference in self.references_of(binding):
@@ -537,6 +546,7 @@ class Analysis:
             for reference in reads:
                 if not self._field_assignment(unit, reference):
                     self._follow_config_value(unit, reference)
+            self._follow_readers(unit, rest[0], "_follow_config_value")
         elif kind == "arg":
             call, arg = rest
             self._config_sink(unit, call, arg)
@@ -637,6 +647,46 @@ class Analysis:
         if self.project.module_file(self.path, top) is not None or self.project.has_module(top):
             return None
         return top
+
+    def _follow_readers(self, unit: Unit, target: ast.AST, follow: str) -> None:
+        """A module-level name read outside its scope (codemod/readers.py):
+        each reader in another module is a place the flow goes (so the
+        binding stays) and its reads are followed there; a reader that
+        cannot be followed (`eval`, `__all__`, a notebook) is noted."""
+        if unit.status != CONFIG_ONLY or not self._module_name(target):
+            return
+        if len(unit.calls_entered) >= MAX_DEPTH:
+            unit.readers.append((target.id, f"{self.path.name if self.path else 'line'}:{target.lineno}",
+                                 "its readers are too far to follow"))
+            return
+        from .readers import readers
+
+        for reader in readers(self, target.id):
+            if reader.analysis is None:
+                if (target.id, reader.place, reader.what) not in unit.readers:
+                    unit.readers.append((target.id, reader.place, reader.what))
+                continue
+            if reader.place not in unit.elsewhere:
+                unit.elsewhere.append(reader.place)
+            depth = len(unit.calls_entered)
+            unit.calls_entered.append((None, None, None))  # a depth guard, not a way back
+            for read in reader.reads:
+                if follow != "_follow_config_value" or not reader.analysis._field_assignment(unit, read):
+                    getattr(reader.analysis, follow)(unit, read)
+            del unit.calls_entered[depth:]
+
+    def _reader_elsewhere(self, target: ast.AST):
+        """The first reader of a module-level name outside its scope (codemod/readers.py), or None."""
+        if not self._module_name(target):
+            return None
+        from .readers import readers
+
+        return next(iter(readers(self, target.id)), None)
+
+    def _module_name(self, target: ast.AST) -> bool:
+        """`target` binds a name of the module (what other modules can import)."""
+        return type(target) is ast.Name and any(
+            b.node is target for b in self.names.module_scope.bindings.get(target.id, ()))
 
     def _follow_stored(self, unit: Unit, statement: ast.stmt, value: ast.AST) -> bool:
         """A config stored on an object other than `self` (`c.session_config =
@@ -868,6 +918,7 @@ class Analysis:
                            "not read in its class", value)
             for reference in reads:
                 self._follow_session_value(unit, reference)
+            self._follow_readers(unit, rest[0], "_follow_session_value")
         elif kind == "return":
             function, statement = rest
             self._follow_helper(unit, function, statement, "_follow_session_value")

@@ -386,7 +386,11 @@ def _made_unused(context: Context, node, alias, ranges, contents: str) -> bool:
     source = context.source
     if any(not _inside(source.start(r), ranges) for r in references):
         return False
-    return re.search(rf"(?<![\w.]){re.escape(bound)}\b", contents) is None
+    if re.search(rf"(?<![\w.]){re.escape(bound)}\b", contents) is not None:
+        return False
+    from .readers import readers  # another module may import it from here (`from utils import *`)
+
+    return scope is not context.analysis.names.module_scope or not readers(context.analysis, bound)
 
 
 def _inside(offset: int, ranges: list[tuple[int, int]]) -> bool:

@@ -38,20 +38,102 @@ class Undecided(Exception):
     pass
 
 
+def contrib_import(analysis) -> ast.stmt | None:
+    """The first import of `tensorflow.contrib` the module makes whatever
+    runs (a statement of its own body, not under `try` or `if`): contrib is
+    gone since TF 2.0, so the module imports on TF 1.x only."""
+    for node in analysis.module.body:
+        if type(node) is ast.Import and any(a.name == "tensorflow.contrib" or a.name.startswith("tensorflow.contrib.")
+                                            for a in node.names):
+            return node
+        if type(node) is ast.ImportFrom and not node.level and node.module and (
+                node.module == "tensorflow.contrib" or node.module.startswith("tensorflow.contrib.") or (
+                    node.module in ("tensorflow", "tensorflow.compat.v1") and any(a.name == "contrib"
+                                                                                 for a in node.names))):
+            return node
+    return None
+
+
+_FAILED = (Undecided, ArithmeticError, ValueError, TypeError, IndexError, AttributeError, RecursionError)
+MAX_PREDICATE_DEPTH = 3  # functions and names a test is evaluated through
+_depth = [0]
+
+
 def tf1_regions(analysis) -> list[tuple[int, int]]:
-    """Text ranges [start, end) of the statements that TF2 never runs."""
+    """Text ranges [start, end) of the code that TF2 never runs: a branch
+    the TensorFlow version decides (also through the repository's own
+    predicates: `if not is_tf2():`, `if IS_TF1:`), the arm of a conditional
+    expression whose other arm is the same name under tf.compat.v1, and a
+    function called only from such code."""
     regions = []
     for node in analysis.ifs:
-        if not _names_tensorflow(analysis, node.test):
+        direct = _names_tensorflow(analysis, node.test)
+        if not direct and not _may_be_predicate(node.test):
             continue
         try:
             on_tf2 = _truth(analysis, node.test, "2")
-        except (Undecided, ArithmeticError, ValueError, TypeError, IndexError, AttributeError, RecursionError):
+            if not direct and _truth(analysis, node.test, "1") == on_tf2:
+                continue  # the repository's own test, which the TensorFlow version does not decide
+        except _FAILED:
             continue
         branch = node.orelse if on_tf2 else node.body
         if branch:
             regions.append((analysis.source.start(branch[0]), analysis.source.end(branch[-1])))
+    regions += _tf1_arms(analysis)
+    if regions:
+        regions += _called_only_from(analysis, regions)
     return sorted(regions)
+
+
+def _may_be_predicate(test: ast.expr) -> bool:
+    """A test that may call the repository's own predicate or read its flag:
+    a call without arguments, or a name."""
+    return any((type(n) is ast.Call and not n.args and not n.keywords) or type(n) is ast.Name
+               for n in ast.walk(test))
+
+
+def _tf1_arms(analysis) -> list[tuple[int, int]]:
+    """`tf.compat.v1.Session if has_compat else tf.Session`: the arm that is
+    not the tf.compat.v1 name runs where the other cannot, TF1 (renaming it
+    would make both arms the same and defeat the test)."""
+    regions = []
+    for node, symbol in analysis.references:
+        arm, parent = node, analysis.parents.get(node)
+        if type(parent) is ast.Call and parent.func is arm:
+            arm, parent = parent, analysis.parents.get(parent)
+        if type(parent) is not ast.IfExp or arm is parent.test or symbol.compat:
+            continue
+        other = parent.orelse if arm is parent.body else parent.body
+        theirs = analysis.symbol(other.func if type(other) is ast.Call else other)
+        if theirs is not None and theirs.compat and theirs.name == symbol.name:
+            regions.append((analysis.source.start(arm), analysis.source.end(arm)))
+    return regions
+
+
+def _called_only_from(analysis, regions: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Functions every call of which is in TF1-only code (a private one, or
+    one no other module calls): TF1-only too."""
+    def inside(node) -> bool:
+        offset = analysis.source.start(node)
+        return any(low <= offset < high for low, high in regions + found)
+
+    functions = [n for n in ast.walk(analysis.module) if type(n) in (ast.FunctionDef, ast.AsyncFunctionDef)]
+    found: list[tuple[int, int]] = []
+    for _ in range(3):  # a function called only from one that is TF1-only
+        more = False
+        for function in functions:
+            if inside(function):
+                continue
+            sites = analysis.call_sites(function)
+            if not sites or not all(inside(site) for site in sites):
+                continue
+            if not function.name.startswith("_") and analysis.calls_elsewhere(function):
+                continue
+            found.append((analysis.source.start(function), analysis.source.end(function)))
+            more = True
+        if not more:
+            break
+    return found
 
 
 def _truth(analysis, test: ast.expr, major: str) -> bool:
@@ -116,6 +198,8 @@ def _evaluate(analysis, node: ast.expr, major: str):
         return tuple(_evaluate(analysis, element, major) for element in node.elts)
     if kind is ast.Call:
         return _call(analysis, node, major)
+    if kind is ast.Name and type(node.ctx) is ast.Load:
+        return _flag(analysis, node, major)
     raise Undecided
 
 
@@ -144,6 +228,8 @@ def _call(analysis, node: ast.Call, major: str):
             return getattr(base, func.attr)(*args)
         raise Undecided
     name = func.attr if type(func) is ast.Attribute else func.id if type(func) is ast.Name else ""
+    if not node.args:
+        return _predicate(analysis, func, major)
     if name in _VERSION_CALLS and len(args) == 1 and isinstance(args[0], str):
         from packaging.version import Version
 
@@ -151,6 +237,45 @@ def _call(analysis, node: ast.Call, major: str):
 
         return _Comparable(parse_version(args[0]) if name != "Version" else Version(args[0]))
     raise Undecided
+
+
+def _predicate(analysis, func: ast.expr, major: str):
+    """The value of a call of the repository's own function that returns
+    one expression (`def is_tf2(): return tf.__version__.startswith("2")`)."""
+    target = analysis.resolve_function(func)
+    if target is None or _depth[0] >= MAX_PREDICATE_DEPTH:
+        raise Undecided
+    where, function = target
+    body = function.body[1:] if function.body and _is_docstring(function.body[0]) else function.body
+    arguments = function.args
+    if len(body) != 1 or type(body[0]) is not ast.Return or body[0].value is None or \
+            arguments.args or arguments.posonlyargs or arguments.vararg or arguments.kwonlyargs or arguments.kwarg:
+        raise Undecided
+    _depth[0] += 1
+    try:
+        return _evaluate(where, body[0].value, major)
+    finally:
+        _depth[0] -= 1
+
+
+def _flag(analysis, node: ast.Name, major: str):
+    """The value of a name assigned once (`IS_TF2 = tf.__version__ >= "2"`)."""
+    scope = analysis.scope_of(node)
+    bindings = scope.visible(node.id) if scope is not None else []
+    holder = analysis.parents.get(bindings[0].node) if len(bindings) == 1 and bindings[0].kind == "assign" else None
+    if type(holder) is not ast.Assign or len(holder.targets) != 1 or holder.targets[0] is not bindings[0].node \
+            or _depth[0] >= MAX_PREDICATE_DEPTH:
+        raise Undecided
+    _depth[0] += 1
+    try:
+        return _evaluate(analysis, holder.value, major)
+    finally:
+        _depth[0] -= 1
+
+
+def _is_docstring(statement: ast.stmt) -> bool:
+    return type(statement) is ast.Expr and type(statement.value) is ast.Constant and \
+        isinstance(statement.value.value, str)
 
 
 def _root(node: ast.expr) -> ast.expr:

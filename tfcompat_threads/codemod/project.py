@@ -27,6 +27,7 @@ class Project:
         self.root = root
         self._analyses: dict[Path, object] = {}
         self._files: list[Path] | None = None
+        self._notebooks: list[Path] = []
         self._modules: frozenset[str] | None = None
         self._packaging = ""
         self._contents: dict[Path, tuple[tuple[int, int], bytes | None]] = {}
@@ -49,13 +50,28 @@ class Project:
 
     def files(self) -> list[Path]:
         if self._files is None:
-            found = []
-            for folder, dirnames, filenames in os.walk(self.root):
-                dirnames[:] = sorted(d for d in dirnames if d not in _SKIPPED and not d.startswith("."))
-                found += [Path(folder, name) for name in sorted(filenames) if name.endswith(".py")]
-                if len(found) > 20_000:  # not a repository: a home folder or a file system
-                    break
-            self._files = found
+            found, notebooks = [], []
+            pending = [str(self.root)]  # a stack, not os.walk: Python 3.11's recurses (1,000 folders deep)
+            while pending and len(found) + len(notebooks) <= 20_000:  # more: a home folder or a file system
+                folder = pending.pop()
+                try:
+                    entries = sorted(os.scandir(folder), key=lambda e: e.name)
+                except OSError:
+                    continue
+                folders = []
+                for entry in entries:
+                    try:
+                        if entry.is_dir(follow_symlinks=False):
+                            if entry.name not in _SKIPPED and not entry.name.startswith("."):
+                                folders.append(entry.path)
+                        elif entry.name.endswith(".py"):
+                            found.append(Path(entry.path))
+                        elif entry.name.endswith(".ipynb"):
+                            notebooks.append(Path(entry.path))
+                    except OSError:
+                        continue
+                pending += reversed(folders)
+            self._files, self._notebooks = found, notebooks
         return self._files
 
     def has_module(self, name: str) -> bool:
@@ -113,6 +129,14 @@ class Project:
         self._note("mentioning", word, None if exclude is None else str(exclude), tuple(map(str, found)))
         return found
 
+    def notebooks_mentioning(self, word: str) -> list[Path]:
+        """The repository's notebooks whose bytes contain `word`."""
+        self.files()
+        needle = word.encode()
+        found = [p for p in self._notebooks if (data := self._read(p)) is not None and needle in data]
+        self._note("notebooks_mentioning", word, tuple(map(str, found)))
+        return found
+
     def analysis(self, path: Path):
         """The analysis of another module of the project (None: unreadable)."""
         path = path.resolve()
@@ -136,7 +160,7 @@ class Project:
                 except (SourceError, RecursionError, MemoryError):
                     self._analyses[path] = None
         finally:
-            self._logs.remove(log)
+            self._forget(log)
         self._made[path] = log
         return self._analyses[path]
 
@@ -156,7 +180,11 @@ class Project:
         try:
             yield log
         finally:
-            self._logs.remove(log)
+            self._forget(log)
+
+    def _forget(self, log: list[tuple]) -> None:
+        """Stop noting into `log` (that list: another may be equal to it)."""
+        self._logs = [other for other in self._logs if other is not log]
 
     def answers(self, log: list[tuple]) -> bool:
         """Every question of `log` gets the same answer now."""
@@ -168,6 +196,8 @@ class Project:
             elif kind == "module_file":
                 found = self.module_file(Path(question[0]), question[1], question[2])
                 now = None if found is None else str(found)
+            elif kind == "notebooks_mentioning":
+                now = tuple(map(str, self.notebooks_mentioning(question[0])))
             elif kind == "mentioning":
                 now = tuple(map(str, self.mentioning(question[0], None if question[1] is None else Path(question[1]))))
             else:

@@ -25,9 +25,16 @@ MAX_SOURCE_BYTES = 2_000_000
 class SourceError(Exception):
     """The bytes cannot be analysed: (line, column, message)."""
 
-    def __init__(self, line: int, column: int, message: str) -> None:
+    def __init__(self, line: int, column: int, message: str, cell: int | None = None) -> None:
         super().__init__(message)
         self.line, self.column, self.message = line, column, message
+        self.cell = cell
+        """A notebook's code cell (1-based) that line and column are in."""
+
+    def where(self, path: str) -> str:
+        """`path:line:col` (`path:cell N:line:col`), as findings show it."""
+        cell = f"cell {self.cell}:" if self.cell is not None else ""
+        return f"{path}:{cell}{self.line}:{self.column}"
 
 
 class Position(NamedTuple):

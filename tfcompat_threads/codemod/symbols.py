@@ -37,9 +37,7 @@ THREAD_SETTERS = (
 # Estimator's RunConfig(session_config=...), however it is imported.
 ESTIMATOR_RUN_CONFIGS = (
     "estimator.RunConfig",
-    "contrib.learn.RunConfig",
-    "python.estimator.run_config.RunConfig",
-    "estimator.run_config.RunConfig",
+    "contrib.learn.RunConfig",  # and each path TensorFlow re-exports them from (REEXPORTS)
     "contrib.tpu.RunConfig",
     "estimator.tpu.RunConfig",
     "compat.v1.estimator.tpu.RunConfig",
@@ -137,6 +135,25 @@ _STARTING_CALLS = frozenset(
 _STARTING_PREFIXES = ("math.", "linalg.", "nn.", "data.", "image.")
 
 
+# TensorFlow's own modules that hold a public API under another path
+# (`from tensorflow.contrib.tpu.python.tpu import tpu_config`): the path the
+# API is known by (`tpu_config.RunConfig` is `tf.contrib.tpu.RunConfig`).
+REEXPORTS = (
+    ("contrib.tpu.python.tpu.tpu_config.", "contrib.tpu."),
+    ("contrib.tpu.python.tpu.tpu_estimator.", "contrib.tpu."),
+    ("contrib.learn.python.learn.estimators.run_config.", "contrib.learn."),
+    ("python.estimator.run_config.", "estimator."),
+    ("estimator.run_config.", "estimator."),
+)
+
+
+def public_name(name: str) -> str:
+    for path, public in REEXPORTS:
+        if name.startswith(path):
+            return public + name[len(path):]
+    return name
+
+
 class Symbol(NamedTuple):
     name: str
     """Path below the TensorFlow package: `ConfigProto`, `train.Server`,
@@ -169,7 +186,7 @@ def symbol_for(qualified_names: set[str]) -> Symbol | None:
             return Symbol(SET_SESSION, qualified.startswith("tensorflow.compat.v1."), qualified)
         for prefix, compat in _TF_PREFIXES:
             if qualified.startswith(prefix):
-                return Symbol(qualified[len(prefix):], compat, qualified)
+                return Symbol(public_name(qualified[len(prefix):]), compat, qualified)
     return None
 
 

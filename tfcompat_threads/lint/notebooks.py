@@ -11,6 +11,7 @@ and raw cells are not counted).
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from dataclasses import dataclass, field
@@ -19,6 +20,14 @@ from dataclasses import dataclass, field
 # !shell, `x = !cmd` / `x = %magic`, and `obj?` / `obj??` help.
 _MAGIC_LINE = re.compile(r"^\s*(%|!|\?|\w[\w.]*\s*=\s*[!%])|^\s*[\w.]+\s*\?\??\s*$")
 _NEWLINE = re.compile(r"\r\n|\r|\n")
+# IPython magics that run Python in the notebook's namespace: a line magic's
+# argument and a cell magic's body are code (their reads are reads), after
+# the options; the letters are the short options that take a value
+# (IPython's getopt specs), None: its line is no code (only its body).
+_PYTHON_MAGICS = {"time": "", "timeit": "nrp", "prun": "DlsT", "debug": "b", "capture": None}
+_VALUED_LONG = frozenset({"breakpoint"})
+_MAGIC_NAME = re.compile(r"\s*%%?(\w+)")
+_TOKEN = re.compile(r"\s+(\S+)")
 
 
 class NotebookError(Exception):
@@ -36,6 +45,9 @@ class Cell:
     """First line of the cell in the module (1-based)."""
     masked: set[int] = field(default_factory=set)
     """Lines (1-based, in the cell) that hold magics."""
+    code_columns: dict[int, int] = field(default_factory=dict)
+    """Magic lines whose argument is Python code: the column it starts at
+    (a fix may edit the code, never the magic)."""
     built: tuple[str, str, int] | None = None
     """(text, its code in the module, its line count) of the last build."""
 
@@ -94,8 +106,8 @@ def load(raw: bytes) -> Notebook:
             continue
         number += 1
         text = _source(cell, key)
-        if language not in (None, "python") or text.lstrip().startswith("%%"):
-            continue  # a cell magic or another language: not Python
+        if language not in (None, "python") or (text.lstrip().startswith("%%") and not _runs_python(text)):
+            continue  # a cell magic that runs no Python here, or another language
         code.append(Cell(index, number, text, 0))
     return Notebook(document, raw, code, key)
 
@@ -113,19 +125,28 @@ def _source(cell: dict, key: str) -> str:
     return "".join(source) if isinstance(source, list) else str(source)
 
 
-def _dump(document: dict, indent, ensure_ascii: bool) -> str:
-    return json.dumps(document, indent=indent, ensure_ascii=ensure_ascii)
+# How a writer escapes characters in strings: (ensure_ascii, `<`, `>`, `&`
+# as \u003c \u003e \u0026 as Colab and Go's encoder write them).
+_ESCAPES = ((False, False), (True, False), (False, True), (True, True))
+
+
+def _dump(document: dict, indent, escapes) -> str:
+    ensure_ascii, html_safe = escapes
+    text = json.dumps(document, indent=indent, ensure_ascii=ensure_ascii)
+    if html_safe:  # the three occur in JSON text only inside strings
+        text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return text
 
 
 def _json_style(document: dict, raw: bytes):
-    """The json.dumps settings that give back these bytes; (-1, False) when
+    """The json.dumps settings that give back these bytes; (-1, None) when
     none do (the notebook can still be checked, not rewritten)."""
     text = raw.decode("utf-8-sig").rstrip("\n")
     for indent in (1, 2, 4, None, 3):
-        for ensure_ascii in (False, True):
-            if _dump(document, indent, ensure_ascii) == text:
-                return indent, ensure_ascii
-    return -1, False
+        for escapes in _ESCAPES:
+            if _dump(document, indent, escapes) == text:
+                return indent, escapes
+    return -1, None
 
 
 def to_module(notebook: Notebook) -> str:
@@ -137,20 +158,82 @@ def to_module(notebook: Notebook) -> str:
     for cell in notebook.cells:
         cell.start_line = line
         if cell.built is None or cell.built[0] != cell.text:  # a cell the fix left is not scanned again
-            lines = _NEWLINE.split(cell.text)
-            endings = _NEWLINE.findall(cell.text)
-            cell.masked = set()  # of this text: a fix that moved lines moved its magics
-            for first, continuation in _magics(lines):
-                text = lines[first - 1]
-                lines[first - 1] = text[: len(text) - len(text.lstrip())] + "pass"
-                for number in continuation:
-                    lines[number - 1] = ""
-                cell.masked |= {first, *continuation}
-            code = "".join(text + (endings[i] if i < len(endings) else "") for i, text in enumerate(lines))
-            cell.built = (cell.text, code, len(lines))
+            # of this text: a fix that moved lines moved its magics
+            code, cell.masked, cell.code_columns, count = _masked(cell.text)
+            cell.built = (cell.text, code, count)
         parts.append(cell.built[1])
         line += cell.built[2]
     return "\n".join(parts) + "\n"
+
+
+def _masked(text: str) -> tuple[str, set[int], dict[int, int], int]:
+    """(code, masked lines, code columns, line count) of a cell: each magic
+    line becomes a `pass` at its indentation (its continuation lines blank);
+    one whose argument is Python keeps it, after a `pass;` as long as the
+    magic and its options (`%timeit -n 3 f(x)` -> `pass;        f(x)`), so
+    that every line and column keeps its place."""
+    lines = _NEWLINE.split(text)
+    endings = _NEWLINE.findall(text)
+    masked: set[int] = set()
+    columns: dict[int, int] = {}
+    for first, continuation in _magics(lines):
+        line = lines[first - 1]
+        indent = line[: len(line) - len(line.lstrip())]
+        column = _code_column(line)
+        if column is not None and _compiles("pass;" + line[column:], [lines[n - 1] for n in continuation]):
+            lines[first - 1] = indent + "pass;" + " " * (column - len(indent) - 5) + line[column:]
+            columns[first] = column
+            masked.add(first)
+            continue
+        lines[first - 1] = indent + "pass"
+        for number in continuation:
+            lines[number - 1] = ""
+        masked |= {first, *continuation}
+    code = "".join(line + (endings[i] if i < len(endings) else "") for i, line in enumerate(lines))
+    return code, masked, columns, len(lines)
+
+
+def _code_column(line: str) -> int | None:
+    """Where the Python argument of a Python-running magic starts (after its
+    name and options, as IPython's getopt reads them); None: no code."""
+    match = _MAGIC_NAME.match(line)
+    valued = _PYTHON_MAGICS.get(match.group(1), None) if match else None
+    if valued is None:
+        return None
+    position, skip = match.end(), False
+    while (token := _TOKEN.match(line, position)) is not None:
+        word, position = token.group(1), token.end()
+        if skip:
+            skip = False
+        elif word == "--":
+            following = _TOKEN.match(line, position)
+            return following.start(1) if following else None
+        elif word.startswith("--"):
+            skip = word[2:] in _VALUED_LONG
+        elif word.startswith("-") and len(word) > 1:
+            letters = word[1:]
+            taking = next((i for i, letter in enumerate(letters) if letter in valued), None)
+            skip = taking == len(letters) - 1
+        else:
+            return token.start(1)
+    return None
+
+
+def _compiles(first: str, continuation: list[str]) -> bool:
+    try:
+        compile("\n".join([first, *continuation]) + "\n", "<magic>", "exec", ast.PyCF_ONLY_AST)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return False
+    return True
+
+
+def _runs_python(text: str) -> bool:
+    """A cell magic that runs its body as Python in the notebook's namespace
+    (%%time, %%timeit, %%capture ...), and the body parses."""
+    match = _MAGIC_NAME.match(text.lstrip())
+    if match is None or match.group(1) not in _PYTHON_MAGICS:
+        return False
+    return _compiles(_masked(text)[0], [])
 
 
 def _magics(lines: list[str]) -> list[tuple[int, list[int]]]:
@@ -262,7 +345,9 @@ def apply_edits(notebook: Notebook, module: str, edits) -> bool:
         if last > cell.line_count + 1 or (last == cell.line_count + 1 and end_column > 0):
             raise NotebookError(f"cell {cell.number}: a fix spans two cells; not rewritten")
         touched = range(first, last + (1 if end_column else 0))
-        if edit.start != edit.end and any(number in cell.masked for number in touched):
+        if edit.start != edit.end and any(number in cell.masked and not (
+                number in cell.code_columns and (number != first or column >= cell.code_columns[number]))
+                for number in touched):
             raise NotebookError(f"cell {cell.number}: a fix touches a magic line; not rewritten")
         by_cell.setdefault(id(cell), []).append((first, column, last, end_column, edit.content))
     changed = False
@@ -308,10 +393,10 @@ def dump(notebook: Notebook) -> bytes:
     spliced = _splice(notebook, changed)
     if spliced is not None:
         return spliced
-    indent, ensure_ascii = _json_style(json.loads(notebook.raw.decode("utf-8-sig")), notebook.raw)
+    indent, escapes = _json_style(json.loads(notebook.raw.decode("utf-8-sig")), notebook.raw)
     if indent == -1:
         raise NotebookError("cannot rewrite this notebook without reformatting its JSON; fix it by hand")
-    text = _dump(notebook.document, indent, ensure_ascii)
+    text = _dump(notebook.document, indent, escapes)
     decoded = notebook.raw.decode("utf-8-sig")
     trailing = decoded[len(decoded.rstrip("\n")):]
     bom = "\ufeff" if notebook.raw.startswith(b"\xef\xbb\xbf") else ""
@@ -336,11 +421,12 @@ def _splice(notebook: Notebook, changed: list[tuple[dict, dict]]) -> bytes | Non
     depth = newline + " " * ((indent or 0) * (4 if "worksheets" in notebook.document else 2))
     pieces = []
     for before, after in changed:
-        for ensure_ascii in (False, True):
-            old = _dump(before, indent, ensure_ascii).replace("\n", depth)
+        html_safe = any(code in decoded for code in ("\\u003c", "\\u003e", "\\u0026"))
+        for escapes in sorted(_ESCAPES, key=lambda e: e[1] != html_safe):  # the file's own first
+            old = _dump(before, indent, escapes).replace("\n", depth)
             if decoded.count(old) == 1:
                 start = decoded.find(old)
-                pieces.append((start, start + len(old), _dump(after, indent, ensure_ascii).replace("\n", depth)))
+                pieces.append((start, start + len(old), _dump(after, indent, escapes).replace("\n", depth)))
                 break
         else:
             return None
@@ -423,8 +509,7 @@ def run(data: bytes, settings, fix: bool, enabled: frozenset[str], path: str | N
         starts = module.builds[-1] if module.builds else [1]
         index = max(i for i, start in enumerate(starts) if start <= error.line)
         cell = notebook.cells[index]
-        raise SourceError(error.line - starts[index] + 1, error.column,
-                          f"cell {cell.number}: {error.message}") from None
+        raise SourceError(error.line - starts[index] + 1, error.column, error.message, cell.number) from None
     module.place(outcome.findings, 0)
     if outcome.remaining is not outcome.findings and module.builds:
         remaining = [f for f in outcome.remaining if f not in outcome.findings]

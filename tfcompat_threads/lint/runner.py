@@ -101,7 +101,7 @@ def _process(data: bytes, path: str, settings: Settings, mode: Mode, enabled: fr
             outcome = engine.run(data, settings.target, path, wants=enabled.__contains__,
                                  unsafe_fixes=settings.unsafe_fixes, fix=fix, memo=memo)
     except SourceError as error:
-        result.error = f"{path}:{error.line}:{error.column}: {error.message}"
+        result.error = f"{error.where(path)}: {error.message}"
         return result
     result.fixed_source = outcome.source
     result.found = outcome.findings

@@ -36,7 +36,12 @@ tf.config.threading.set_intra_op_parallelism_threads(2)
         "native: each field becomes its TF2 call where it was set, and the session and `set_session` go. "
         "Unsafe when a field has no TF2 call (it is left as a comment) or a mapping differs in a documented "
         "way, or the settings come after the first op; then applied only with `--unsafe-fixes`. "
-        "shim: always safe, `tfcompat_threads` applies the config process-wide."
+        "shim: always safe, `tfcompat_threads` applies the config process-wide. "
+        "A module-level session or config that something else may read is never deleted: another module "
+        "(`from m import sess`, `m.sess`, `from m import *`), a notebook, `__all__`, a dynamic lookup "
+        "(`eval`, `exec`, `globals()`, `vars()`, `sys.modules`) or a magic's code; its readers are followed "
+        "where they can be (one that runs graphs with it keeps it), else the finding names the reader and "
+        "has no native fix."
     )
     valid = (
         "import tensorflow as tf\ntf.config.threading.set_intra_op_parallelism_threads(2)\n",
@@ -65,6 +70,12 @@ tf.config.threading.set_intra_op_parallelism_threads(2)
                 fix = None
                 help = (f"its flow goes on at {', '.join(unit.elsewhere)}: fix the session there (or call "
                         "tfcompat_threads.configure(config) where the session is made), then remove this one")
+            elif unit.readers and context.target == "native":
+                fix = None
+                name, place, how = unit.readers[0]
+                help = (f"the fix would delete `{name}`, which is read at {place} ({how}): keep it, and call "
+                        "tfcompat_threads.configure(config) where the session is made, or use `--target shim` "
+                        "(it keeps the session)")
             elif context.target == "shim":
                 edits = [
                     edit

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .. import symbols as sym
+from ..guards import contrib_import
 from ..findings import ERROR
 from . import Example, Rule
 
@@ -22,12 +23,29 @@ run_config = tf.estimator.RunConfig(session_config=config)
 """
     fix_safety = "No automatic fix."
     valid = ()
-    invalid = (Example("import tensorflow as tf\nconfig = tf.compat.v1.ConfigProto()\n"
-                       "run_config = tf.estimator.RunConfig(session_config=config)\n"),)
+    invalid = (
+        Example("import tensorflow as tf\nconfig = tf.compat.v1.ConfigProto()\n"
+                "run_config = tf.estimator.RunConfig(session_config=config)\n"),
+        # a path TensorFlow re-exports the TPU RunConfig from; contrib: TF 1.x only, and said so
+        Example("import tensorflow as tf\nfrom tensorflow.contrib.tpu.python.tpu import tpu_config\n\n"
+                "config = tpu_config.RunConfig(session_config=tf.ConfigProto(allow_soft_placement=True))\n"),
+    )
 
     def check(self, context):
+        contrib = contrib_import(context.analysis)
         for call, symbol in context.analysis.calls:
             if symbol.name in sym.ESTIMATOR_RUN_CONFIGS and any(k.arg == "session_config" for k in call.keywords):
+                if contrib is not None or symbol.name.startswith("contrib."):
+                    where = f" (imported at line {contrib.lineno})" if contrib is not None else ""
+                    yield context.finding(
+                        self.code,
+                        call,
+                        f"tf.contrib{where} is gone since TF 2.0: this code runs on TF 1.x only, where "
+                        "RunConfig(session_config=...) is honoured",
+                        help="nothing to change while it runs on TF 1.x; for TF 2, port it off tf.contrib first "
+                             "(TPUEstimator: tf.compat.v1.estimator.tpu, up to TF 2.15) or to Keras",
+                    )
+                    continue
                 yield context.finding(
                     self.code,
                     call,

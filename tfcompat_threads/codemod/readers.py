@@ -1,0 +1,282 @@
+"""Who else reads a module-level name: what a fix must know before it
+deletes a binding (`sess = tf.Session(config=config)`).
+
+A name's own scope is the analysis' business (its references). Beyond it:
+- the repository's other modules: `from m import name`, `import m` then
+  `m.name`, `from m import *` (the names `__all__` lists; without it every
+  public name), and names imported so passed on again (re-exports);
+- the repository's notebooks that import the module (not followed: named);
+- `__all__` of the module itself (the name is its public interface);
+- a dynamic lookup in the module that could reach it: `eval`, `exec`,
+  `globals()`, `locals()` and `vars()` at module level, `getattr` or
+  `vars` on the module (`sys.modules[__name__]`, `sys.modules[...]`).
+
+A reader with reads (`Reader.reads`) is followed by the analysis as a read
+in its scope is; one without is named by the finding, whose fix then
+leaves the binding alone.
+
+    setup_tf.py   sess = tf.InteractiveSession(config=config)
+    use.py        from setup_tf import sess
+                  sess.run(op)
+    readers(<analysis of setup_tf.py>, "sess")
+        -> [Reader("use.py:1", "from setup_tf import sess", <analysis of use.py>, [sess at line 2])]
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import weakref
+from typing import NamedTuple
+
+_DYNAMIC = ("eval", "exec", "globals", "locals", "vars")
+MAX_REEXPORTS = 3  # modules a name is followed through as imported and imported again
+
+
+class Reader(NamedTuple):
+    place: str
+    """`file:line` (a notebook: `file:cell N`)."""
+    what: str
+    """How it reads the name, as a finding says it."""
+    analysis: object | None
+    """The module whose `reads` these are."""
+    reads: list
+    """The reads (Name, Attribute or Call nodes) to follow there; empty: the
+    reader cannot be followed (the fix must not delete the name)."""
+
+
+def readers(analysis, name: str, depth: int = 0) -> list[Reader]:
+    """Readers of the module-level `name` of `analysis` outside its scope."""
+    found = [*_exported(analysis, name), *_dynamic(analysis, name)]
+    project, path = analysis.project, analysis.path
+    if project is None or path is None or path.suffix != ".py" or depth > MAX_REEXPORTS:
+        return found
+    stem = path.parent.name if path.name == "__init__.py" else path.stem
+    if not stem.isidentifier():  # no import statement can name it
+        return found
+    naming, notebooks = _naming_module(analysis, stem)
+    candidates = naming & set(project.mentioning(name, exclude=path)) if naming else set()
+    if path.name == "__init__.py":  # `from . import name` names no module
+        candidates |= {p for p in project.mentioning(name, exclude=path) if path.parent in p.parents}
+    words = [re.compile(rb"\b%s\b" % re.escape(word.encode()))
+             for word in ((name,) if path.name == "__init__.py" else (stem, name))]
+    for other_path in sorted(candidates):
+        data = project.read(other_path)  # its bytes decide: noted, as the analysis' reads are
+        if data is None or not all(word.search(data) for word in words):
+            continue  # `train_3` in `train_33`, `sess` in `session`
+        other = project.analysis(other_path)
+        if other is not None:
+            found += _importers(other, analysis, name, depth)
+    if notebooks:
+        for notebook in sorted(notebooks & set(project.notebooks_mentioning(name))):
+            found += _notebook_importers(project, notebook, stem, name)
+    return found
+
+
+_NAMING: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _naming_module(analysis, stem: str) -> tuple[set, set]:
+    """The other modules and the notebooks of the repository that name the
+    module (once per analysis: most name none, and the other questions
+    are then not asked)."""
+    project = analysis.project
+    if analysis in _NAMING:
+        for entry in _NAMING[analysis][2]:  # asked again: a result depends on its answers each time
+            project._note(*entry)
+        return _NAMING[analysis][:2]
+    with project.recording() as asked:  # (the answers go to every recording under way, too)
+        modules = set(project.mentioning(stem, exclude=analysis.path))
+        notebooks = set(project.notebooks_mentioning(stem))
+    _NAMING[analysis] = (modules, notebooks, list(asked))
+    return modules, notebooks
+
+
+def _place(analysis, node) -> str:
+    return f"{analysis.path.name if analysis.path else 'line'}:{node.lineno}"
+
+
+def _exported(analysis, name: str) -> list[Reader]:
+    """`__all__` lists it: whoever imports the module may use it."""
+    for node in analysis.module.body:
+        targets = node.targets if type(node) is ast.Assign else [node.target] if type(node) in (
+            ast.AnnAssign, ast.AugAssign) else []
+        if any(type(t) is ast.Name and t.id == "__all__" for t in targets):
+            listed = analysis.literal(node.value)
+            if not isinstance(listed, (list, tuple)) or name in listed:
+                return [Reader(_place(analysis, node), "`__all__` exports it", None, [])]
+    return []
+
+
+def all_names(analysis) -> list[str] | None:
+    """What `from <module> import *` takes from it: `__all__` when it is a
+    literal, else None (every public name)."""
+    for node in analysis.module.body:
+        if type(node) is ast.Assign and any(type(t) is ast.Name and t.id == "__all__" for t in node.targets):
+            listed = analysis.literal(node.value)
+            return list(listed) if isinstance(listed, (list, tuple)) else None
+    return None
+
+
+def _dynamic(analysis, name: str) -> list[Reader]:
+    """Lookups by a computed name in the module that could reach `name`."""
+    found = []
+    module_scope = analysis.names.module_scope
+    for node in analysis.names.scopes:
+        kind = type(node)
+        if kind is ast.Call and type(node.func) is ast.Name and node.func.id in _DYNAMIC and \
+                f"builtins.{node.func.id}" in analysis.qnames(node.func):
+            function = node.func.id
+            if function in ("locals", "vars") and not node.args and analysis.scope_of(node) is not module_scope:
+                continue  # a function's own names
+            if function in ("eval", "exec") and not _may_read(node, name):
+                continue
+            if function == "globals" and _subscript_key(analysis, node) not in (None, name):
+                continue
+            found.append(Reader(_place(analysis, node), f"{function}() may read it", None, []))
+        elif kind is ast.Attribute and node.attr == "modules" and "sys.modules" in analysis.qnames(node):
+            key = _subscript_key(analysis, node, any_key=True)
+            stem = analysis.path.stem if analysis.path else ""
+            if key is None or (key is not _NO_KEY and (key == "__main__" or key.rpartition(".")[2] == stem)):
+                found.append(Reader(_place(analysis, node), "sys.modules may reach it", None, []))
+    return found
+
+
+def _may_read(call: ast.Call, name: str) -> bool:
+    """eval/exec of a literal that does not name it cannot read it."""
+    if len(call.args) != 1 or call.keywords or type(call.args[0]) is not ast.Constant:
+        return True
+    code = call.args[0].value
+    if not isinstance(code, str):
+        return True
+    try:
+        tree = ast.parse(code, mode="eval" if call.func.id == "eval" else "exec")
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return True
+    return any(type(n) is ast.Name and n.id == name for n in ast.walk(tree)) or any(
+        type(n) is ast.Call and type(n.func) is ast.Name and n.func.id in _DYNAMIC for n in ast.walk(tree))
+
+
+_NO_KEY = object()
+
+
+def _subscript_key(analysis, node: ast.AST, any_key: bool = False):
+    """The key of `node[k]` / `node.get(k)` (`globals()["k"]`): the literal
+    string, or None (computed). Any other use of `node` (`"k" in
+    sys.modules`): None, or with `any_key` _NO_KEY (no lookup)."""
+    parent = analysis.parents.get(node)
+    key = _NO_KEY
+    if type(parent) is ast.Subscript and parent.value is node and type(parent.ctx) is ast.Load:
+        key = analysis.literal(parent.slice)
+    elif type(parent) is ast.Attribute and parent.attr in ("get", "__getitem__"):
+        holder = analysis.parents.get(parent)
+        if type(holder) is ast.Call and holder.func is parent and holder.args:
+            key = analysis.literal(holder.args[0])
+    elif not any_key:
+        return None
+    if key is _NO_KEY:
+        return _NO_KEY if any_key else None
+    return key if isinstance(key, str) else None
+
+
+def _importers(other, home, name: str, depth: int) -> list[Reader]:
+    """The reads of `name` of module `home` in module `other`."""
+    project = home.project
+    found = []
+    for node in other.imports:
+        if type(node) is ast.ImportFrom:
+            source = project.module_file(other.path, node.module or "", node.level)
+            written = f"from {'.' * node.level}{node.module or ''} import"
+            for alias in node.names:
+                scope = other.scope_of(node)
+                if source == home.path and alias.name == "*":
+                    listed = all_names(home)
+                    if (listed is not None and name not in listed) or (listed is None and name.startswith("_")):
+                        continue
+                    reads = [n for n in other.names.scopes if type(n) is ast.Name and n.id == name
+                             and type(n.ctx) is ast.Load and other.names.unbound(n)]
+                    bound = name
+                elif source == home.path and alias.name == name:
+                    bound = alias.asname or alias.name
+                    reads = [r for b in scope.bindings.get(bound, []) if b.node is node for r in b.references]
+                else:
+                    if alias.name != "*":  # `from pkg import module`: read as `module.name`
+                        qualified = f"{node.module}.{alias.name}" if node.module else alias.name
+                        if project.module_file(other.path, qualified, node.level) == home.path:
+                            found += _attribute_reads(other, node, alias.asname or alias.name, name)
+                    continue
+                found.append(Reader(_place(other, node), f"{written} {alias.name}", other, _sorted(reads)))
+                if scope is other.names.module_scope:  # passed on: imported from `other` elsewhere
+                    found += readers(other, bound, depth + 1)
+        else:
+            for alias in node.names:
+                if project.module_file(other.path, alias.name, 0) == home.path:
+                    bound = alias.asname or alias.name.split(".")[0]
+                    found += _attribute_reads(other, node, bound, name, "" if alias.asname else alias.name)
+    return found
+
+
+def _attribute_reads(other, node, bound: str, name: str, dotted: str = "") -> list[Reader]:
+    """`module.name` where `module` is the binding `node` makes; any other
+    use of the module object (`getattr(module, ...)`, passed along) may
+    read it too and is not followed."""
+    scope = other.scope_of(node)
+    reads, opaque = [], []
+    for binding in scope.bindings.get(bound, []) if scope is not None else []:
+        if binding.node is not node:
+            continue
+        for reference in binding.references:
+            target: ast.AST = reference
+            for part in dotted.split(".")[1:]:  # `import pkg.module`: `pkg.module.name`
+                parent = other.parents.get(target)
+                if not (type(parent) is ast.Attribute and parent.attr == part):
+                    target = None
+                    break
+                target = parent
+            if target is None:
+                continue
+            parent = other.parents.get(target)
+            if type(parent) is ast.Attribute and parent.value is target:
+                if parent.attr == name:
+                    reads.append(parent)
+            else:
+                opaque.append(target)
+    found = [Reader(_place(other, r), f"it reads {other.code(r)}", other, [r]) for r in _sorted(reads)]
+    found += [Reader(_place(other, r), f"the module `{other.code(r)}` is used as a value", None, [])
+              for r in _sorted(opaque)[:1]]
+    return found
+
+
+def _notebook_importers(project, path, stem: str, name: str) -> list[Reader]:
+    """A notebook that imports the module (or `%run`s it) and then names
+    `name`: named, not followed."""
+    import json
+
+    data = project.read(path)
+    try:
+        document = json.loads(data.decode("utf-8-sig")) if data is not None else None
+    except (UnicodeDecodeError, ValueError):
+        return []
+    cells = document.get("cells") if isinstance(document, dict) else None
+    if not isinstance(cells, list):
+        return []
+    imports = re.compile(rf"^\s*(from\s+[\w.]*\b{re.escape(stem)}\s+import\b|import\s+[\w., ]*\b{re.escape(stem)}\b"
+                         rf"|%run\s.*\b{re.escape(stem)}\b)", re.MULTILINE)  # %run: the module's names become the notebook's
+    word = re.compile(rf"\b{re.escape(name)}\b")
+    number = 0
+    imported = None
+    for cell in cells:
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        number += 1
+        source = cell.get("source", "")
+        text = "".join(source) if isinstance(source, list) else str(source)
+        if imported is None and imports.search(text):
+            imported = number
+        if imported is not None and word.search(text):
+            return [Reader(f"{path.name}:cell {number}", f"it imports or runs {stem} (cell {imported})", None, [])]
+    return []
+
+
+def _sorted(nodes: list) -> list:
+    return sorted({id(n): n for n in nodes}.values(), key=lambda n: (n.lineno, n.col_offset))
