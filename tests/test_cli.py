@@ -220,7 +220,7 @@ def test_json_format(tree):
         "filename": str(tree / "pkg" / "legacy.py"),
         "location": {"row": 5, "column": 8},
         "end_location": {"row": 5, "column": 33},
-        "fix": {"applicability": "safe", "message": fix["message"], "applied": True, "edits": fix["edits"]},
+        "fix": {"applicability": "safe", "message": fix["message"], "edits": fix["edits"]},
         "help": "",
         "noqa_row": 5,
         "url": "README.md#tft001-config-only-session",

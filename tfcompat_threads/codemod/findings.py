@@ -69,7 +69,8 @@ class Finding:
     `fixed` is set by the engine when the returned source has the fix applied;
     `cell` is the notebook cell (as `path:cell N` shows it)."""
 
-    __slots__ = ("code", "message", "start", "end", "fix", "help", "key", "cover", "fixed", "cell", "noqa_row")
+    __slots__ = ("code", "message", "start", "end", "fix", "help", "key", "cover", "fixed", "cell", "noqa_row",
+                 "file_rows", "located")
 
     def __init__(
         self,
@@ -95,6 +96,12 @@ class Finding:
         self.cell: int | None = None
         self.noqa_row = start.line
         """The line whose `# noqa` comment turns it off."""
+        self.file_rows: tuple[int, int] | None = None
+        """A notebook's finding: the lines of the .ipynb file that hold its
+        first and last source lines (annotations point there)."""
+        self.located: list = []
+        """The edits `fix` makes for it, as (content, start, end) positions in
+        the file read (lint/edits.py); filled for JSON output."""
 
     @property
     def applicability(self) -> Applicability:

@@ -153,6 +153,8 @@ def _run(mode: Mode, paths, target, unsafe_fixes, select, extend_select, ignore,
         raise click.UsageError("`-` (standard input) cannot be mixed with other paths")
     if stdin_filename is not None and paths and paths != ("-",):
         raise click.UsageError("--stdin-filename names standard input: give no paths (or `-`) with it")
+    # JSON carries each fix's edits: a check that prints it makes the fixed text (as diff does), writes nothing
+    work = Mode.DIFF if mode is Mode.CHECK and output_format == "json" else mode
     from_stdin = paths == ("-",) or (stdin_filename is not None and not paths)
     paths = paths or (".",)
     settings = _settings(paths, stdin_filename, target, unsafe_fixes, select, extend_select, ignore)
@@ -166,12 +168,12 @@ def _run(mode: Mode, paths, target, unsafe_fixes, select, extend_select, ignore,
         except FileError as error:
             data, results = b"", [runner.FileResult(name, error=str(error))]
         else:
-            results = [runner.process_source(data, name, settings, mode)]
+            results = [runner.process_source(data, name, settings, work)]
     else:
         files, missing = discover(list(paths), settings.excludes, force_exclude)
         for message in missing:
             report.failed(message)
-        results = runner.run(files, settings, mode, jobs, cache=not no_cache)
+        results = runner.run(files, settings, work, jobs, cache=not no_cache)
         if sys.stderr.isatty() and not quiet and len(files) > 100:
             results = _with_progress(results, len(files))
         if mode is Mode.FIX:
@@ -185,7 +187,7 @@ def _run(mode: Mode, paths, target, unsafe_fixes, select, extend_select, ignore,
         entries += [(result.path, finding) for finding in result.findings]
         if code_to_stdout:
             sys.stdout.buffer.write(result.fixed_source if result.error is None else result.source)
-        if not result.changed:
+        if not result.changed or mode is Mode.CHECK:
             continue
         if mode is Mode.DIFF:
             report.changed_file(result.path, 0)

@@ -116,11 +116,10 @@ def json_entry(path: str, finding) -> dict:
         "fix": {
             "applicability": fix.applicability.value,
             "message": fix.message,
-            "applied": finding.fixed,
             "edits": [
                 {"content": content, "location": {"row": s.line, "column": s.column},
                  "end_location": {"row": e.line, "column": e.column}}
-                for content, s, e in getattr(fix, "located", ())
+                for content, s, e in finding.located
             ],
         } if fix is not None else None,
         "help": help_text(finding) if not finding.fixed else "",
@@ -150,14 +149,18 @@ def github(entries: list[tuple[str, object]]) -> str:
             for key, value in (
                 ("title", f"tfcompat-threads ({finding.code})"),
                 ("file", shown(path)),
-                ("line", finding.start.line),
-                ("col", finding.start.column),
-                ("endLine", finding.end.line),
-                ("endColumn", finding.end.column),
+                *_github_place(finding),
             )
         )
         lines.append(f"::{level} {properties}::{_escape_data(f'{where(path, finding)}: {finding.code} {finding.message}')}")
     return "\n".join(lines) + ("\n" if lines else "")
+
+
+def _github_place(finding) -> tuple:
+    region = file_region(finding)
+    return tuple((key, region[name]) for key, name in (("line", "startLine"), ("col", "startColumn"),
+                                                        ("endLine", "endLine"), ("endColumn", "endColumn"))
+                 if name in region)
 
 
 def sarif(entries: list[tuple[str, object]]) -> str:
@@ -169,8 +172,7 @@ def sarif(entries: list[tuple[str, object]]) -> str:
     index = {rule.code: number for number, rule in enumerate(rules)}
     results = []
     for path, finding in entries:
-        region = {"startLine": finding.start.line, "startColumn": finding.start.column,
-                  "endLine": finding.end.line, "endColumn": finding.end.column}
+        region = file_region(finding)
         result = {
             "ruleId": finding.code,
             "ruleIndex": index[finding.code],
@@ -179,7 +181,8 @@ def sarif(entries: list[tuple[str, object]]) -> str:
             "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri(path)}, "region": region}}],
         }
         if finding.cell is not None:
-            result["properties"] = {"cell": finding.cell}
+            result["properties"] = {"cell": finding.cell, "cellLine": finding.start.line,
+                                    "cellColumn": finding.start.column}
         results.append(result)
     document = {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
@@ -194,9 +197,7 @@ def sarif(entries: list[tuple[str, object]]) -> str:
                         "name": rule.name,
                         "shortDescription": {"text": rule.summary},
                         "fullDescription": {"text": f"{rule.what} {rule.why}"},
-                        "help": {"text": f"{rule.what} {rule.why} Use instead: {rule.use_instead.strip()} "
-                                         f"Fix safety: {rule.fix_safety}"},
-                        "helpUri": rule_url(rule.code),
+                        "help": rule_help(rule),
                         "defaultConfiguration": {"level": rule.severity},
                     }
                     for rule in rules
@@ -207,6 +208,28 @@ def sarif(entries: list[tuple[str, object]]) -> str:
         }],
     }
     return json.dumps(document, indent=2) + "\n"
+
+
+def file_region(finding) -> dict:
+    """Where a finding is in the file on disk: its line and column range; for
+    a notebook, the lines of the .ipynb file that hold its source lines
+    (a column inside a JSON string is no column of the file: none given)."""
+    if finding.file_rows is not None:
+        return {"startLine": finding.file_rows[0], "endLine": finding.file_rows[1]}
+    return {"startLine": finding.start.line, "startColumn": finding.start.column,
+            "endLine": finding.end.line, "endColumn": finding.end.column}
+
+
+def rule_help(rule) -> dict:
+    """A rule's documentation inside SARIF (code scanning shows `markdown`):
+    no page of the tool's has an address every install can reach."""
+    sections = (("What it does", rule.what), ("Why is this bad?", rule.why),
+                ("Example", f"```python\n{rule.example.rstrip()}\n```"),
+                ("Use instead", f"```python\n{rule.use_instead.rstrip()}\n```"), ("Fix safety", rule.fix_safety))
+    return {
+        "text": f"{rule.what} {rule.why} Use instead: {rule.use_instead.strip()} Fix safety: {rule.fix_safety}",
+        "markdown": "\n\n".join(f"## {title}\n{body}" for title, body in sections),
+    }
 
 
 def uri(filename: str) -> str:

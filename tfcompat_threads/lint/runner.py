@@ -84,13 +84,13 @@ def _process(data: bytes, path: str, settings: Settings, mode: Mode, enabled: fr
         return result
     from ..codemod import engine
     from ..codemod.source import SourceError
+    from . import notebooks
 
     fix = mode.rewrites
     memo = cache.memo(path) if cache is not None else None
+    module = None
     try:
         if path.endswith(".ipynb"):
-            from . import notebooks
-
             try:
                 outcome, module = notebooks.run(data, settings, fix, enabled, path, memo)
             except notebooks.NotebookError as error:
@@ -110,6 +110,12 @@ def _process(data: bytes, path: str, settings: Settings, mode: Mode, enabled: fr
         result.fixed = sum(f.fixed for f in outcome.findings) if result.changed else 0
     else:
         result.findings = outcome.findings
+    if path.endswith(".ipynb") and module is not None:
+        notebooks.place_in_file(result.findings, result.fixed_source if mode is Mode.FIX else data, module.notebook)
+    if mode is Mode.DIFF:
+        from .edits import locate
+
+        locate(result)
     return result
 
 
