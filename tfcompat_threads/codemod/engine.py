@@ -24,6 +24,7 @@ _NOQA = re.compile(
     r"|tfcompat:\s*ignore\[(?P<ignore>[^\]]*)\])",
     re.I,
 )
+_NOQA_BYTES = re.compile(rb"(?i)noqa|tfcompat:")
 MAX_ROUNDS = 4
 
 
@@ -33,12 +34,15 @@ class Outcome:
     applied. `remaining`: after `fix`, the findings of the new bytes (None
     when nothing was fixed: then they are the findings not fixed)."""
 
-    __slots__ = ("findings", "source", "remaining")
+    __slots__ = ("findings", "source", "remaining", "problems")
 
     def __init__(self, findings: list[Finding], source: bytes, remaining: list[Finding] | None = None) -> None:
         self.findings = findings
         self.source = source
         self.remaining = remaining if remaining is not None else [f for f in findings if not f.fixed]
+        self.problems: list[SourceError] = []
+        """Unknown codes in noqa comments: the module is an error, not
+        rewritten, and its findings are still reported (as ruff warns and goes on)."""
 
 
 def lint(source: Source, target: str, path: str | None = None) -> tuple[Context, list[Finding]]:
@@ -68,33 +72,60 @@ def _in_tf1_code(source: Source, finding: Finding, regions: list[tuple[int, int]
 def suppressions(text: str) -> dict[int, set[str]]:
     """Line -> codes turned off there by `# noqa: CODE`, `# tfcompat: ignore[CODE]`
     (old codes through the rules' redirects); a bare `# noqa` turns off all.
-    A code of this tool's (TFT...) that no rule has is a SourceError, with the
-    code it is closest to: a typo must not look like a suppression. Other
-    linters' codes are theirs."""
+    A code of this tool's (TFT...) that no rule has turns nothing off
+    (`unknown_codes` reports it). Other linters' codes are theirs."""
     found: dict[int, set[str]] = {}
+    for number, _, code in _noqa_codes(text):
+        if code is None:
+            found.setdefault(number, set()).add(ALL)
+        elif code:
+            found.setdefault(number, set()).add(code)
+    return found
+
+
+def unknown_codes(text: str) -> list[SourceError]:
+    """A SourceError for each code of this tool's (TFT...) in a noqa comment
+    that no rule has, with the code it is closest to: a typo must not look
+    like a suppression (the file is an error; its findings are still shown)."""
+    from .rules import UnknownCode, expand
+
+    errors = []
+    for number, column, code in _noqa_codes(text):
+        if code is not None and code.startswith(_UNKNOWN):
+            code = code[len(_UNKNOWN):]
+            try:
+                expand(code)
+                hint = ""  # a prefix: noqa takes whole codes
+            except UnknownCode as error:
+                hint = str(error).partition(";")[2]
+            errors.append(SourceError(number, column,
+                                      f"unknown rule code {code} in a noqa comment;{hint or ' give a whole code'}"))
+    return errors
+
+
+_UNKNOWN = "?"
+
+
+def _noqa_codes(text: str):
+    """(line, column of the comment, code) of each code of each noqa comment:
+    the code through the rules' redirects, None for a bare `# noqa`, `?CODE`
+    for a TFT code no rule has."""
     if "noqa" not in text.lower() and "tfcompat:" not in text:
-        return found
-    from .rules import REDIRECTS, RULES, UnknownCode, expand
+        return
+    from .rules import REDIRECTS, RULES
 
     for number, line in enumerate(text.splitlines(), start=1):
         for match in _NOQA.finditer(line):
             codes = match.group("noqa") if match.group("noqa") is not None else match.group("ignore")
             if codes is None:
-                found.setdefault(number, set()).add(ALL)
+                yield number, match.start() + 1, None
                 continue
             for code in codes.split(","):
                 code = code.strip().upper()
                 if code.startswith("TFT") and code not in RULES and code not in REDIRECTS:
-                    try:
-                        expand(code)
-                        hint = ""  # a prefix: noqa takes whole codes
-                    except UnknownCode as error:
-                        hint = str(error).partition(";")[2]
-                    raise SourceError(number, match.start() + 1,
-                                      f"unknown rule code {code} in a noqa comment;{hint or ' give a whole code'}")
-                if code:
-                    found.setdefault(number, set()).add(REDIRECTS.get(code, code))
-    return found
+                    yield number, match.start() + 1, _UNKNOWN + code
+                elif code:
+                    yield number, match.start() + 1, REDIRECTS.get(code, code)
 
 
 def select(findings: list[Finding], wants: Callable[[str], bool], noqa: dict[int, set[str]],
@@ -190,6 +221,9 @@ def _run(document: bytes | Module, target: str = "native", filename: str | None 
         return context, select(found, wants, suppressions(source.text) if noqa else {}, unsafe_fixes)
 
     code = module.code()
+    problems = unknown_codes(Source(code, filename, parse=False).text) if noqa and _NOQA_BYTES.search(code) else []
+    if problems:
+        fix = False  # what the comment meant to turn off is unclear: nothing is rewritten
     context, findings, planned = None, None, None
     if memo is not None:
         findings, planned = memo.recall(code) or (None, None)
@@ -202,6 +236,12 @@ def _run(document: bytes | Module, target: str = "native", filename: str | None 
                 planned = _plan(context, findings, rewrite_imports=fix)
         if memo is not None:
             memo.keep(code, findings, planned)
+    if problems:
+        for finding in findings:
+            finding.fixed = False
+        outcome = Outcome(findings, code)
+        outcome.problems = problems
+        return outcome
     if not fix or not any(f.fixed for f in findings):
         return Outcome(findings, code)
     first = final = findings

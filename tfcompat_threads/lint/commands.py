@@ -182,6 +182,7 @@ def _run(mode: Mode, paths, target, unsafe_fixes, select, extend_select, ignore,
             results = list(results)
     entries = []
     fixes: list[tuple[str, list]] = []  # (path, the findings fixed in it), for --show-fixes
+    diff_style = formats.Style.for_stream(sys.stdout)
     for result in results:
         report.done(result)
         entries += [(result.path, finding) for finding in result.findings]
@@ -191,7 +192,8 @@ def _run(mode: Mode, paths, target, unsafe_fixes, select, extend_select, ignore,
             continue
         if mode is Mode.DIFF:
             report.changed_file(result.path, 0)
-            click.echo(_unified_diff(result), nl=False)
+            click.echo(formats.coloured_diff(_unified_diff(result), diff_style), nl=False,
+                       color=diff_style.enabled or None)
         elif code_to_stdout:
             report.changed_file(result.path, result.fixed)
         else:
@@ -211,7 +213,8 @@ def _run(mode: Mode, paths, target, unsafe_fixes, select, extend_select, ignore,
             fixes.append((result.path, [f for f in result.found if f.fixed]))
     style = formats.Style.for_stream(sys.stderr if data_to_stdout else sys.stdout)
     rendered = formats.render(output_format, entries, show_fixable=mode is not Mode.FIX, style=style)
-    if rendered and not (mode is Mode.DIFF and output_format == "text"):
+    listing = not (mode is Mode.DIFF and output_format == "text") and not (statistics and output_format == "text")
+    if rendered and listing:  # --statistics: the table instead of the listing (as ruff)
         # click strips colour off a stream that is no terminal: FORCE_COLOR keeps it
         click.echo(rendered, nl=False, err=data_to_stdout, color=style.enabled or None)
     info = data_to_stdout or output_format != "text"

@@ -248,6 +248,26 @@ def uri(filename: str) -> str:
     return prefix + quote(os.fsencode(path.as_posix()), safe="/")
 
 
+def coloured_diff(diff: str, style: Style) -> str:
+    """A unified diff as git and ruff colour it: headers bold, hunk lines
+    cyan, removed lines red, added lines green."""
+    if not style.enabled:
+        return diff
+    out = []
+    for line in diff.splitlines(keepends=True):
+        body, end = (line[:-1], "\n") if line.endswith("\n") else (line, "")
+        if body.startswith(("--- ", "+++ ")):
+            body = style.bold(body)
+        elif body.startswith("@@"):
+            body = style.cyan(body)
+        elif body.startswith("-"):
+            body = style(body, "31")
+        elif body.startswith("+"):
+            body = style(body, "32")
+        out.append(body + end)
+    return "".join(out)
+
+
 def render(output_format: str, entries: list[tuple[str, object]], show_fixable: bool,
            style: Style = Style(False)) -> str:
     if output_format == "json":

@@ -420,17 +420,24 @@ def run(data: bytes, settings, fix: bool, enabled: frozenset[str], path: str | N
         outcome = engine.run(module, settings.target, None, wants=enabled.__contains__,
                              unsafe_fixes=settings.unsafe_fixes, fix=fix, path=path, memo=memo)
     except SourceError as error:
-        starts = module.builds[-1] if module.builds else [1]
-        index = max(i for i, start in enumerate(starts) if start <= error.line)
-        cell = notebook.cells[index]
-        raise SourceError(error.line - starts[index] + 1, error.column,
-                          f"cell {cell.number}: {error.message}") from None
+        raise _in_cell(module, error) from None
+    outcome.problems = [_in_cell(module, problem) for problem in outcome.problems]
     module.place(outcome.findings, 0)
     if outcome.remaining is not outcome.findings and module.builds:
         remaining = [f for f in outcome.remaining if f not in outcome.findings]
         module.place(remaining, len(module.builds) - 1)
     outcome.source = dump(notebook) if module.changed_cells() else data
     return outcome, module
+
+
+def _in_cell(module: NotebookModule, error):
+    """A SourceError of the module as one of the cell it is in."""
+    from ..codemod.source import SourceError
+
+    starts = module.builds[-1] if module.builds else [1]
+    index = max(i for i, start in enumerate(starts) if start <= error.line)
+    cell = module.notebook.cells[index]
+    return SourceError(error.line - starts[index] + 1, error.column, f"cell {cell.number}: {error.message}")
 
 
 _WHITESPACE = re.compile(r"[ \t\n\r]*")

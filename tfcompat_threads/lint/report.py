@@ -32,8 +32,7 @@ class Report:
         """A file's result (counted once it is read)."""
         self.files += 1
         if result.error is not None:
-            self.errors.append(result.error)
-            return
+            self.errors.append(result.error)  # its findings, if any were made, are still shown
         self.findings += result.findings
         self.with_findings += bool(result.findings)
 

@@ -105,6 +105,11 @@ def _process(data: bytes, path: str, settings: Settings, mode: Mode, enabled: fr
         return result
     result.fixed_source = outcome.source
     result.found = outcome.findings
+    if outcome.problems:  # the file is an error; its findings are still shown
+        first = outcome.problems[0]
+        more = len(outcome.problems) - 1
+        result.error = f"{path}:{first.line}:{first.column}: {first.message}" + (
+            f" (and {more} more unknown code{'s' if more > 1 else ''} in noqa comments)" if more else "")
     if mode is Mode.FIX:
         result.findings = outcome.remaining
         result.fixed = sum(f.fixed for f in outcome.findings) if result.changed else 0

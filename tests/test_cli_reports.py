@@ -1,0 +1,78 @@
+"""What the command line prints around its findings: noqa typos, messages,
+colour, statistics, and the adoption helpers (--add-noqa, --show-settings,
+code frames)."""
+
+from __future__ import annotations
+
+import os
+import pty
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.test_cli import cli
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = ROOT / "examples" / "legacy_project"
+CLI = [sys.executable, "-m", "tfcompat_threads"]
+
+
+def test_a_typo_in_a_noqa_comment_keeps_exit_2_and_the_files_other_findings_are_shown(tmp_path):
+    source = (b"import tensorflow as tf\nconfig = tf.ConfigProto()  # noqa: TFT999\n"
+              b"sess = tf.Session(config=config)\nx = tf.ConfigProto()\n")
+    (tmp_path / "typo.py").write_bytes(source)
+    for command in ("check", "fix"):
+        result = cli(command, "--no-cache", "typo.py", cwd=tmp_path)
+        assert result.exit_code == 2
+        assert "typo.py:2:28: unknown rule code TFT999 in a noqa comment" in result.output
+        assert "typo.py:3:8: TFT001" in result.output and "typo.py:4:5: TFT002" in result.output
+        assert (tmp_path / "typo.py").read_bytes() == source, "a file whose noqa is unclear is not rewritten"
+    again = cli("check", "typo.py", cwd=tmp_path)  # from the cache: the same
+    assert again.exit_code == 2 and "TFT999" in again.output and "typo.py:4:5: TFT002" in again.output
+
+
+def test_the_unmappable_field_message_says_its_point_once(tmp_path):
+    (tmp_path / "f.py").write_text("import tensorflow as tf\nconfig = tf.ConfigProto(operation_timeout_in_ms=1000)\n"
+                                   "tf.keras.backend.set_session(tf.Session(config=config))\n")
+    [line] = [x for x in cli("check", "f.py", cwd=tmp_path).output.splitlines() if "TFT006" in x]
+    assert line.lower().count("no tf2 eager equivalent") == 1, line
+    assert line.endswith("no TF2 eager equivalent (a tf.compat.v1 session in graph mode still honours it)")
+
+
+def test_diff_is_coloured_on_a_terminal_and_with_force_color(tmp_path):
+    shutil.copy(EXAMPLE / "serve.py", tmp_path / "serve.py")
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
+    env["TERM"] = "xterm"
+    forced = subprocess.run([*CLI, "diff", "serve.py"], cwd=tmp_path, capture_output=True, text=True,
+                            env={**env, "FORCE_COLOR": "1"})
+    assert "\x1b[31m-config = tf.ConfigProto(" in forced.stdout and "\x1b[32m+config = " in forced.stdout
+    plain = subprocess.run([*CLI, "diff", "serve.py"], cwd=tmp_path, capture_output=True, text=True, env=env)
+    assert "\x1b[" not in plain.stdout and "-config = tf.ConfigProto(" in plain.stdout
+    leader, follower = pty.openpty()
+    process = subprocess.Popen([*CLI, "diff", "serve.py"], cwd=tmp_path, stdout=follower, stderr=subprocess.DEVNULL,
+                               env=env)
+    os.close(follower)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    process.wait(timeout=60)
+    os.close(leader)
+    assert b"\x1b[31m-config = tf.ConfigProto(" in out
+
+
+def test_statistics_prints_the_table_instead_of_the_listing(tmp_path):
+    shutil.copytree(EXAMPLE, tmp_path / "ex")
+    result = cli("check", "--statistics", ".", cwd=tmp_path / "ex")
+    assert result.exit_code == 1
+    assert result.stdout.startswith("    3  TFT001  [*]  config-only-session\n"
+                                    "    2  TFT002  [*]  tf1-only-name\n"
+                                    "    1  TFT003       keras-set-session\n5 files checked")
+    assert not re.search(r":\d+:\d+: TFT", result.output)
