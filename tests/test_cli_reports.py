@@ -76,3 +76,55 @@ def test_statistics_prints_the_table_instead_of_the_listing(tmp_path):
                                     "    2  TFT002  [*]  tf1-only-name\n"
                                     "    1  TFT003       keras-set-session\n5 files checked")
     assert not re.search(r":\d+:\d+: TFT", result.output)
+
+
+# -- adoption: --add-noqa -------------------------------------------------------------------
+
+ADDED = re.compile(r"  # noqa: TFT\d{3}(?:, TFT\d{3})*")
+
+
+def test_add_noqa_then_check_exits_0_and_removing_the_comments_gives_what_fix_gave(tmp_path):
+    """The bundled example, its notebook included: every finding turned off
+    where it is; the comments removed (by a pattern written here), the files
+    are the originals byte for byte, and `fix` writes what it wrote before."""
+    before, adopted = tmp_path / "before", tmp_path / "adopted"
+    shutil.copytree(EXAMPLE, before)
+    shutil.copytree(EXAMPLE, adopted)
+    result = cli("check", "--add-noqa", ".", cwd=adopted)
+    assert result.exit_code == 0, result.output
+    assert "turned off by noqa comments in 4 files" in result.output
+    notebook = (adopted / "explore.ipynb").read_text()
+    assert '"session = InteractiveSession(config=config)  # noqa: TFT001"' in notebook
+    assert cli("check", ".", cwd=adopted).exit_code == 0
+    assert cli("check", "--no-cache", ".", cwd=adopted).exit_code == 0
+    for path in sorted(adopted.rglob("*")):
+        if path.is_file() and path.suffix in (".py", ".ipynb"):
+            path.write_bytes(ADDED.sub("", path.read_text(encoding="utf-8")).encode("utf-8"))
+            assert path.read_bytes() == (EXAMPLE / path.relative_to(adopted)).read_bytes()
+    cli("fix", ".", cwd=before)
+    cli("fix", ".", cwd=adopted)
+    for path in sorted(before.rglob("*")):
+        if path.is_file():
+            assert (adopted / path.relative_to(before)).read_bytes() == path.read_bytes()
+
+
+def test_add_noqa_merges_with_a_noqa_comment_and_never_writes_inside_a_string(tmp_path):
+    source = (
+        'import tensorflow as tf\n'
+        'config = tf.ConfigProto()  # noqa: E501\n'
+        'sess = tf.Session(config=config); doc = """a # noqa\n'
+        'b"""\n'
+        'other = tf.Session(config=tf.ConfigProto()) if True else \\\n'
+        '    None\n'
+        'third = tf.ConfigProto()  # keep this  # tfcompat: ignore[E1]\n'
+    )
+    (tmp_path / "f.py").write_text(source)
+    assert cli("check", "--add-noqa", "f.py", cwd=tmp_path).exit_code == 0
+    lines = (tmp_path / "f.py").read_text().splitlines()
+    assert lines[1] == "config = tf.ConfigProto()  # noqa: E501, TFT002"
+    assert lines[2] == 'sess = tf.Session(config=config); doc = """a # noqa'
+    assert lines[3].startswith('b"""  # noqa: TFT00')
+    assert lines[4].endswith("else \\") and lines[5].startswith("    None  # noqa: TFT00")
+    assert lines[6] == "third = tf.ConfigProto()  # keep this  # tfcompat: ignore[E1, TFT002]"
+    compile("\n".join(lines), "f.py", "exec")
+    assert cli("check", "--no-cache", "f.py", cwd=tmp_path).exit_code == 0

@@ -80,7 +80,64 @@ def suppressions(text: str) -> dict[int, set[str]]:
             found.setdefault(number, set()).add(ALL)
         elif code:
             found.setdefault(number, set()).add(code)
+    if found:  # a line that ends inside a string or after a backslash: the comment is where its line goes on
+        for line, comment_line in comment_lines(text).items():
+            if comment_line in found:
+                found.setdefault(line, set()).update(found[comment_line])
     return found
+
+
+def comment_lines(text: str) -> dict[int, int]:
+    """Line -> the line whose end can hold its comment, for each line that
+    cannot (it ends inside a string, or with a backslash), as Python's
+    tokenizer sees them (ruff's noqa mapping)."""
+    import io
+    import tokenize
+
+    ends = []
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type in (tokenize.NL, tokenize.NEWLINE):
+                ends.append(token.start[0])
+    except (tokenize.TokenError, SyntaxError):
+        return {}
+    out = {}
+    previous = 0
+    for end in sorted(set(ends)):
+        for line in range(previous + 1, end):
+            out[line] = end
+        previous = end
+    return out
+
+
+def noqa_edits(source: Source, findings: list[Finding]) -> list[Edit]:
+    """The edits that add `# noqa: CODE` for each finding: on the line that
+    can hold a comment, merged into a noqa comment already there (a real
+    comment, never text inside a string), else at the end of the line."""
+    mapped = comment_lines(source.text)
+    wanted: dict[int, list[str]] = {}
+    for finding in findings:
+        codes = wanted.setdefault(mapped.get(finding.noqa_row, finding.noqa_row), [])
+        if finding.code not in codes:
+            codes.append(finding.code)
+    comments = {line: (source.line_starts[line - 1] + column, comment)
+                for line, column, comment in _comments(source.text)}
+    edits = []
+    for line, codes in sorted(wanted.items()):
+        listed = ", ".join(sorted(codes))
+        comment = comments.get(line)
+        match = _NOQA.search(comment[1]) if comment is not None else None
+        if match is not None and match.group("noqa") is not None:
+            at = comment[0] + match.end("noqa")
+            edits.append(Edit(at, at, f", {listed}"))
+        elif match is not None and match.group("ignore") is not None:
+            at = comment[0] + match.end("ignore")
+            edits.append(Edit(at, at, f", {listed}" if match.group("ignore").strip() else listed))
+        else:
+            text = source.line_text(line)
+            at = source.line_starts[line - 1] + len(text.rstrip())
+            edits.append(Edit(at, at, f"  # noqa: {listed}"))
+    return edits
 
 
 def unknown_codes(text: str) -> list[SourceError]:
@@ -114,18 +171,34 @@ def _noqa_codes(text: str):
         return
     from .rules import REDIRECTS, RULES
 
-    for number, line in enumerate(text.splitlines(), start=1):
-        for match in _NOQA.finditer(line):
+    for number, column, comment in _comments(text):
+        for match in _NOQA.finditer(comment):
             codes = match.group("noqa") if match.group("noqa") is not None else match.group("ignore")
+            at = column + match.start() + 1
             if codes is None:
-                yield number, match.start() + 1, None
+                yield number, at, None
                 continue
             for code in codes.split(","):
                 code = code.strip().upper()
                 if code.startswith("TFT") and code not in RULES and code not in REDIRECTS:
-                    yield number, match.start() + 1, _UNKNOWN + code
+                    yield number, at, _UNKNOWN + code
                 elif code:
-                    yield number, match.start() + 1, REDIRECTS.get(code, code)
+                    yield number, at, REDIRECTS.get(code, code)
+
+
+def _comments(text: str) -> list[tuple[int, int, str]]:
+    """(line, 0-based column, text) of each comment, as Python's tokenizer
+    finds them (text in a string is no comment); each line's text from its
+    first `#` when the text does not tokenize."""
+    import io
+    import tokenize
+
+    try:
+        return [(token.start[0], token.start[1], token.string)
+                for token in tokenize.generate_tokens(io.StringIO(text).readline) if token.type == tokenize.COMMENT]
+    except (tokenize.TokenError, SyntaxError):
+        return [(number, line.index("#"), line[line.index("#"):])
+                for number, line in enumerate(text.splitlines(), start=1) if "#" in line]
 
 
 def select(findings: list[Finding], wants: Callable[[str], bool], noqa: dict[int, set[str]],
@@ -199,7 +272,8 @@ def run(document: bytes | Module, target: str = "native", filename: str | None =
 
 def _run(document: bytes | Module, target: str = "native", filename: str | None = None, *,
         wants: Callable[[str], bool] | None = None, unsafe_fixes: bool = False,
-        fix: bool = True, noqa: bool = True, path: str | None = None, memo=None) -> Outcome:
+        fix: bool = True, noqa: bool = True, path: str | None = None, memo=None,
+        add_noqa: bool = False) -> Outcome:
     """Findings of one module and, with `fix`, the fixed module (a .py file's
     bytes, or a `Module`-like document such as a notebook, edited in place).
     Raises SourceError for code that cannot be decoded or parsed, and never
@@ -220,6 +294,8 @@ def _run(document: bytes | Module, target: str = "native", filename: str | None 
         context, found = lint(source, target, path or filename)
         return context, select(found, wants, suppressions(source.text) if noqa else {}, unsafe_fixes)
 
+    if add_noqa:
+        fix, memo = False, None
     code = module.code()
     problems = unknown_codes(Source(code, filename, parse=False).text) if noqa and _NOQA_BYTES.search(code) else []
     if problems:
@@ -242,6 +318,17 @@ def _run(document: bytes | Module, target: str = "native", filename: str | None 
         outcome = Outcome(findings, code)
         outcome.problems = problems
         return outcome
+    if add_noqa:  # again while turning findings off shows those they covered
+        added, left = list(findings), findings
+        for _ in range(MAX_ROUNDS):
+            source = Source(module.code(), filename, parse=False)
+            if not left or not module.apply(source, noqa_edits(source, left)):
+                break
+            _, left = round_(_reparsed(module.code(), filename))
+            added += left
+        for finding in added:
+            finding.fixed = False
+        return Outcome(added, module.code(), [f for f in left if f not in findings])
     if not fix or not any(f.fixed for f in findings):
         return Outcome(findings, code)
     first = final = findings

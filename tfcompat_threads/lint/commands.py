@@ -47,9 +47,12 @@ def _codemod_options(function):
 
 @click.command(short_help="Report findings; change nothing.")
 @_codemod_options
-def check(**options) -> None:
-    """Report findings; change nothing. [*] marks what `fix` applies."""
-    sys.exit(_run(Mode.CHECK, **options))
+@click.option("--add-noqa", is_flag=True,
+              help="Add a `# noqa: CODE` comment at every finding (merged into a noqa comment already there).")
+def check(add_noqa: bool, **options) -> None:
+    """Report findings; change nothing. [*] marks what `fix` applies.
+    With --add-noqa: turn every finding off where it is (then burn the list down)."""
+    sys.exit(_run(Mode.ADD_NOQA if add_noqa else Mode.CHECK, **options))
 
 
 @click.command(short_help="Print the diff `fix` would apply.")
@@ -156,6 +159,8 @@ def _run(mode: Mode, paths, target, unsafe_fixes, select, extend_select, ignore,
     # JSON carries each fix's edits: a check that prints it makes the fixed text (as diff does), writes nothing
     work = Mode.DIFF if mode is Mode.CHECK and output_format == "json" else mode
     from_stdin = paths == ("-",) or (stdin_filename is not None and not paths)
+    if from_stdin and mode is Mode.ADD_NOQA:
+        raise click.UsageError("--add-noqa writes files: it cannot read standard input")
     paths = paths or (".",)
     settings = _settings(paths, stdin_filename, target, unsafe_fixes, select, extend_select, ignore)
     report = Report(mode, settings.unsafe_fixes, unsafe_flag=bool(unsafe_fixes))

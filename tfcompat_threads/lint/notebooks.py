@@ -406,7 +406,8 @@ class NotebookModule:
             finding.noqa_row -= offset
 
 
-def run(data: bytes, settings, fix: bool, enabled: frozenset[str], path: str | None = None, memo=None):
+def run(data: bytes, settings, fix: bool, enabled: frozenset[str], path: str | None = None, memo=None,
+        add_noqa: bool = False):
     """(engine outcome with findings placed in cells and the new notebook
     bytes, the NotebookModule or None when there is no code)."""
     from ..codemod import engine
@@ -418,7 +419,7 @@ def run(data: bytes, settings, fix: bool, enabled: frozenset[str], path: str | N
     module = NotebookModule(notebook)
     try:
         outcome = engine.run(module, settings.target, None, wants=enabled.__contains__,
-                             unsafe_fixes=settings.unsafe_fixes, fix=fix, path=path, memo=memo)
+                             unsafe_fixes=settings.unsafe_fixes, fix=fix, path=path, memo=memo, add_noqa=add_noqa)
     except SourceError as error:
         raise _in_cell(module, error) from None
     outcome.problems = [_in_cell(module, problem) for problem in outcome.problems]

@@ -23,6 +23,8 @@ class Mode(enum.Enum):
     CHECK = "check"
     DIFF = "diff"
     FIX = "fix"
+    ADD_NOQA = "add-noqa"
+    """check --add-noqa: a `# noqa` comment at every finding, written like a fix."""
 
     @property
     def rewrites(self) -> bool:
@@ -92,14 +94,16 @@ def _process(data: bytes, path: str, settings: Settings, mode: Mode, enabled: fr
     try:
         if path.endswith(".ipynb"):
             try:
-                outcome, module = notebooks.run(data, settings, fix, enabled, path, memo)
+                outcome, module = notebooks.run(data, settings, fix, enabled, path, memo,
+                                                add_noqa=mode is Mode.ADD_NOQA)
             except notebooks.NotebookError as error:
                 result.error = f"{path}:1:1: {error}"
                 return result
             result.cells = module.changed_cells() if module is not None else []
         else:
             outcome = engine.run(data, settings.target, path, wants=enabled.__contains__,
-                                 unsafe_fixes=settings.unsafe_fixes, fix=fix, memo=memo)
+                                 unsafe_fixes=settings.unsafe_fixes, fix=fix, memo=memo,
+                                 add_noqa=mode is Mode.ADD_NOQA)
     except SourceError as error:
         result.error = f"{path}:{error.line}:{error.column}: {error.message}"
         return result
@@ -113,6 +117,9 @@ def _process(data: bytes, path: str, settings: Settings, mode: Mode, enabled: fr
     if mode is Mode.FIX:
         result.findings = outcome.remaining
         result.fixed = sum(f.fixed for f in outcome.findings) if result.changed else 0
+    elif mode is Mode.ADD_NOQA:  # every finding is turned off by its comment
+        result.findings = outcome.remaining if result.changed else outcome.findings
+        result.fixed = len(outcome.findings) - len(outcome.remaining) if result.changed else 0
     else:
         result.findings = outcome.findings
     if path.endswith(".ipynb") and module is not None:
