@@ -128,3 +128,26 @@ def test_add_noqa_merges_with_a_noqa_comment_and_never_writes_inside_a_string(tm
     assert lines[6] == "third = tf.ConfigProto()  # keep this  # tfcompat: ignore[E1, TFT002]"
     compile("\n".join(lines), "f.py", "exec")
     assert cli("check", "--no-cache", "f.py", cwd=tmp_path).exit_code == 0
+
+
+# -- code frames ------------------------------------------------------------------------------
+
+
+def test_each_finding_has_a_code_frame_and_concise_keeps_the_one_line_form(tmp_path):
+    shutil.copytree(EXAMPLE, tmp_path / "ex")
+    (tmp_path / "ex" / "ctl.py").write_text("import tensorflow as tf\nx = '\x1b[31m' or\ttf.ConfigProto()\n")
+    text = cli("check", ".", cwd=tmp_path / "ex").stdout.splitlines()
+    at = text.index("./train.py:30:5: TFT003 K.set_session(): Keras 3 (TF >= 2.16) has no set_session, and no fix "
+                    "here can remove this one (its session comes from get_session())")
+    assert text[at + 1:at + 4] == ["   |", "30 |     K.set_session(get_session(threads=1))",
+                                   "   |     " + "^" * len("K.set_session(get_session(threads=1))")]
+    at = text.index("./explore.ipynb:cell 1:7:11: TFT001 [*] InteractiveSession made only to carry its config: "
+                    "on TF2 its settings do nothing for eager ops")
+    assert text[at + 2:at + 4] == ["7 | session = InteractiveSession(config=config)",
+                                   "  |           " + "^" * len("InteractiveSession(config=config)")]
+    at = [i for i, line in enumerate(text) if line.startswith("./ctl.py:2:")][0]
+    assert text[at + 2:at + 4] == ["2 | x = '\\x1b[31m' or tf.ConfigProto()",
+                                   "  |                   " + "^" * len("tf.ConfigProto")]
+    concise = cli("check", "--output-format", "concise", ".", cwd=tmp_path / "ex").stdout.splitlines()
+    assert len(concise) == 8 and concise[-1].startswith("6 files checked, 7 findings")
+    assert all(re.match(r"\./\S+:(cell \d+:)?\d+:\d+: TFT\d{3} ", line) for line in concise[:-1])

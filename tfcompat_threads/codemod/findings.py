@@ -70,7 +70,7 @@ class Finding:
     `cell` is the notebook cell (as `path:cell N` shows it)."""
 
     __slots__ = ("code", "message", "start", "end", "fix", "help", "key", "cover", "fixed", "cell", "noqa_row",
-                 "file_rows", "located")
+                 "file_rows", "located", "line_text")
 
     def __init__(
         self,
@@ -102,6 +102,8 @@ class Finding:
         self.located: list = []
         """The edits `fix` makes for it, as (content, start, end) positions in
         the file read (lint/edits.py); filled for JSON output."""
+        self.line_text: str | None = None
+        """The source line it starts on (the code frame under it in text output)."""
 
     @property
     def applicability(self) -> Applicability:

@@ -218,11 +218,12 @@ def _run(mode: Mode, paths, target, unsafe_fixes, select, extend_select, ignore,
             fixes.append((result.path, [f for f in result.found if f.fixed]))
     style = formats.Style.for_stream(sys.stderr if data_to_stdout else sys.stdout)
     rendered = formats.render(output_format, entries, show_fixable=mode is not Mode.FIX, style=style)
-    listing = not (mode is Mode.DIFF and output_format == "text") and not (statistics and output_format == "text")
+    human = output_format in ("text", "concise")
+    listing = not (mode is Mode.DIFF and human) and not (statistics and human)
     if rendered and listing:  # --statistics: the table instead of the listing (as ruff)
         # click strips colour off a stream that is no terminal: FORCE_COLOR keeps it
         click.echo(rendered, nl=False, err=data_to_stdout, color=style.enabled or None)
-    info = data_to_stdout or output_format != "text"
+    info = data_to_stdout or not human
     if statistics:
         click.echo(_statistics(entries, mode), nl=False, err=info)
     if mode is Mode.FIX and not quiet and not code_to_stdout:

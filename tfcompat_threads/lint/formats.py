@@ -12,7 +12,7 @@ import os
 
 from .. import __version__
 
-FORMATS = ("text", "json", "github", "sarif")
+FORMATS = ("text", "concise", "json", "github", "sarif")
 DOCS = "README.md"
 
 
@@ -78,6 +78,47 @@ def text(entries: list[tuple[str, object]], show_fixable: bool, style: Style = S
         if advice and not finding.fixed:
             lines.append(style.dim(f"  help: {advice}"))
     return "\n".join(lines) + ("\n" if lines else "")
+
+
+def framed(entries: list[tuple[str, object]], show_fixable: bool, style: Style = Style(False)) -> str:
+    """The text format with a code frame under each finding's line (as
+    ruff's default output): its source line, and a caret under what it
+    names."""
+    out = []
+    for entry in entries:
+        head, _, rest = text([entry], show_fixable, style).partition("\n")
+        out.append(head + "\n" + "".join(line + "\n" for line in code_frame(entry[1], style)) + rest)
+    return "".join(out)
+
+
+def concise(entries: list[tuple[str, object]], show_fixable: bool, style: Style = Style(False)) -> str:
+    """One line per finding: `path:row:col: CODE [*] message`."""
+    return "".join(text([entry], show_fixable, style).partition("\n")[0] + "\n" for entry in entries)
+
+
+def code_frame(finding, style: Style) -> list[str]:
+    """`  N | source line` and a caret line under the finding's columns;
+    control characters shown as escapes, tabs as one space (the caret
+    stays under its column)."""
+    line = finding.line_text
+    if line is None:
+        return []
+    number = str(finding.start.line)
+    gutter = " " * len(number)
+    start = max(finding.start.column - 1, 0)
+    end = finding.end.column - 1 if finding.end.line == finding.start.line else len(line.rstrip())
+    end = max(end, start + 1)
+    lead, marked = _visible(line[:start]), _visible(line[start:end])
+    return [
+        style.cyan(f"{gutter} |"),
+        style.cyan(f"{number} |") + f" {_visible(line)}",
+        style.cyan(f"{gutter} |") + " " + " " * len(lead) + style.red("^" * max(len(marked), 1)),
+    ]
+
+
+def _visible(text: str) -> str:
+    return "".join(" " if c == "\t" else (f"\\x{ord(c):02x}" if ord(c) < 32 or 127 <= ord(c) < 160 else c)
+                   for c in text)
 
 
 def help_text(finding) -> str:
@@ -276,4 +317,6 @@ def render(output_format: str, entries: list[tuple[str, object]], show_fixable: 
         return github(entries)
     if output_format == "sarif":
         return sarif(entries)
-    return text(entries, show_fixable, style)
+    if output_format == "concise":
+        return concise(entries, show_fixable, style)
+    return framed(entries, show_fixable, style)

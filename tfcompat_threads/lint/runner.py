@@ -124,11 +124,32 @@ def _process(data: bytes, path: str, settings: Settings, mode: Mode, enabled: fr
         result.findings = outcome.findings
     if path.endswith(".ipynb") and module is not None:
         notebooks.place_in_file(result.findings, result.fixed_source if mode is Mode.FIX else data, module.notebook)
+    _line_texts(result, module, result.fixed_source if mode is Mode.FIX else data)
     if mode is Mode.DIFF:
         from .edits import locate
 
         locate(result)
     return result
+
+
+def _line_texts(result: FileResult, module, data: bytes) -> None:
+    """Each finding's source line, from the bytes its place is in (a
+    notebook's: its cell's text)."""
+    import re
+
+    if not result.findings:
+        return
+    split = re.compile(r"\r\n|\r|\n").split
+    if module is not None:
+        cells = {cell.number: split(cell.text) for cell in module.notebook.cells}
+    else:
+        from .edits import file_text
+
+        lines = split(file_text(data, result.path))
+    for finding in result.findings:
+        found = cells.get(finding.cell, []) if module is not None else lines
+        if 0 < finding.start.line <= len(found):
+            finding.line_text = found[finding.start.line - 1]
 
 
 def undecodable(data: bytes, path: str) -> str | None:
