@@ -151,3 +151,21 @@ def test_each_finding_has_a_code_frame_and_concise_keeps_the_one_line_form(tmp_p
     concise = cli("check", "--output-format", "concise", ".", cwd=tmp_path / "ex").stdout.splitlines()
     assert len(concise) == 8 and concise[-1].startswith("6 files checked, 7 findings")
     assert all(re.match(r"\./\S+:(cell \d+:)?\d+:\d+: TFT\d{3} ", line) for line in concise[:-1])
+
+
+def test_show_settings_prints_each_resolved_setting_and_where_it_came_from(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.tfcompat-threads]\ntarget = "shim"\nignore = ["TFT005"]\n')
+    (tmp_path / "pkg").mkdir()
+    result = cli("check", "--show-settings", "--ignore", "TFT003", "--unsafe-fixes", "pkg", cwd=tmp_path)
+    assert result.exit_code == 0
+    source = str((tmp_path / "pyproject.toml").resolve())
+    lines = result.stdout.splitlines()
+    assert lines[0] == f"Settings file: {source}"
+    assert f'target = "shim"  # {source}' in lines
+    assert f'ignore = ["TFT005", "TFT003"]  # command line and {source}' in lines
+    assert "unsafe-fixes = true  # command line" in lines
+    assert 'select = []  # default' in lines
+    assert lines[-1].startswith("# rules reported: TFT001, TFT002, TFT004, TFT006")
+    assert "TFT003" not in lines[-1] and "TFT005" not in lines[-1]
+    bare = cli("check", "--show-settings", str(tmp_path / "pkg")).stdout
+    assert "pyproject.toml" in bare.splitlines()[0]

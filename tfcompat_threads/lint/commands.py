@@ -49,10 +49,26 @@ def _codemod_options(function):
 @_codemod_options
 @click.option("--add-noqa", is_flag=True,
               help="Add a `# noqa: CODE` comment at every finding (merged into a noqa comment already there).")
-def check(add_noqa: bool, **options) -> None:
+@click.option("--show-settings", is_flag=True,
+              help="Print the resolved settings, each with the file (or option) it came from, and exit.")
+def check(add_noqa: bool, show_settings: bool, **options) -> None:
     """Report findings; change nothing. [*] marks what `fix` applies.
     With --add-noqa: turn every finding off where it is (then burn the list down)."""
+    if show_settings:
+        sys.exit(_show_settings(**options))
     sys.exit(_run(Mode.ADD_NOQA if add_noqa else Mode.CHECK, **options))
+
+
+def _show_settings(paths, stdin_filename, target, unsafe_fixes, select, extend_select, ignore, **_) -> int:
+    from .settings import describe, file_keys
+
+    paths = paths or (".",)
+    settings = _settings(paths, stdin_filename, target, unsafe_fixes, select, extend_select, ignore)
+    given = {name for name, value in (("target", target), ("unsafe_fixes", unsafe_fixes), ("select", select),
+                                       ("extend_select", extend_select), ("ignore", ignore))
+             if value not in (None, ())}
+    click.echo(describe(settings, file_keys(settings.source), given), nl=False)
+    return 0
 
 
 @click.command(short_help="Print the diff `fix` would apply.")
