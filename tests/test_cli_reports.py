@@ -169,3 +169,28 @@ def test_show_settings_prints_each_resolved_setting_and_where_it_came_from(tmp_p
     assert "TFT003" not in lines[-1] and "TFT005" not in lines[-1]
     bare = cli("check", "--show-settings", str(tmp_path / "pkg")).stdout
     assert "pyproject.toml" in bare.splitlines()[0]
+
+
+# -- measuring tools without TensorFlow -------------------------------------------------------
+
+
+def test_tune_on_a_command_that_never_imports_tensorflow_says_so_and_nothing_else(tmp_path):
+    for code in (0,):  # a command that fails is reported as failing (test_tools.py)
+        command = [sys.executable, "-c", f"import sys; print(1); sys.exit({code})"]
+        tune = subprocess.run([*CLI, "tune", "-q", "--", *command], capture_output=True, text=True, timeout=300)
+        run = subprocess.run([*CLI, "run", "--", *command], capture_output=True, text=True, timeout=300)
+        assert "none imported TensorFlow" in run.stderr
+        assert tune.returncode == run.returncode == code, "tune exits as run does: the command's own code"
+        [line] = tune.stdout.splitlines()
+        assert line.startswith("tfcompat-threads tune: `") and "`: 1 Python process ran; " in line
+        assert tune.stdout.rstrip().endswith("none imported TensorFlow: nothing to tune")
+        assert "best" not in tune.stdout and "export" not in tune.stdout and tune.stderr == ""
+
+
+def test_explain_without_tensorflow_is_one_line_and_exit_2_as_probe(tmp_path):
+    without = ("import sys; sys.modules['tensorflow'] = None; sys.argv = ['tfcompat-threads', sys.argv[1]]; "
+               "from tfcompat_threads.cli import main; main()")
+    explain = subprocess.run([sys.executable, "-c", without, "explain"], capture_output=True, text=True, timeout=120)
+    assert explain.returncode == 2 and explain.stdout == ""
+    assert explain.stderr.splitlines() == [
+        f"Error: TensorFlow is not installed for {sys.executable}: pip install tensorflow-cpu"]
