@@ -4,6 +4,7 @@ code frames)."""
 
 from __future__ import annotations
 
+import json
 import os
 import pty
 import re
@@ -194,3 +195,25 @@ def test_explain_without_tensorflow_is_one_line_and_exit_2_as_probe(tmp_path):
     assert explain.returncode == 2 and explain.stdout == ""
     assert explain.stderr.splitlines() == [
         f"Error: TensorFlow is not installed for {sys.executable}: pip install tensorflow-cpu"]
+
+
+# -- places in other files ----------------------------------------------------------------------
+
+
+def test_fix_names_other_files_lines_as_they_are_after_the_fix_and_relative_to_the_current_directory(tmp_path):
+    """fix moves train.py's set_session up (its session lines go); the help
+    under utils/session.py names the line it is on now, as the finding above
+    it does; run from utils/, the path is ../train.py."""
+    tree = tmp_path / "ex"
+    shutil.copytree(EXAMPLE, tree)
+    out = cli("fix", ".", cwd=tree).stdout
+    [finding] = re.findall(r"^\./train\.py:(\d+):\d+: TFT003 ", out, re.M)
+    [hint] = re.findall(r"help: its flow goes on at (\S+): fix the session there", out)
+    assert hint == f"train.py:{finding}" and finding != "30"
+    assert "K.set_session" in (tree / "train.py").read_text().splitlines()[int(finding) - 1]
+    for cache in ((), ("--no-cache",)):
+        inside = cli("check", *cache, ".", cwd=tree / "utils").stdout
+        assert f"help: its flow goes on at ../train.py:{finding}: fix the session there" in inside
+        as_json = json.JSONDecoder().raw_decode(cli("check", *cache, "--output-format", "json", ".",
+                                                    cwd=tree / "utils").stdout)[0]
+        assert f"../train.py:{finding}" in as_json[0]["help"]

@@ -15,6 +15,40 @@ from .source import Edit, Position
 __all__ = ["Applicability", "Edit", "EnsureImport", "Finding", "Fix", "MoveImport", "Position"]
 
 ERROR, WARNING = "error", "warning"
+_PLACE = "\x1f"
+"""Delimits a place in another file inside a message or help (`place`):
+shown relative to the directory the command runs in, at the line the file
+has when the output is printed (`shown_places`)."""
+
+
+def place(path, line: int) -> str:
+    """A line of another module (absolute `path`, or None: "another module"),
+    as messages carry it until they are shown."""
+    if path is None:
+        return f"another module:{line}"
+    return f"{_PLACE}{path}{_PLACE}{line}{_PLACE}"
+
+
+def shown_places(text: str, moved=None) -> str:
+    """`text` with each place as `path:line`, the path relative to the
+    current directory; `moved(path, line)`: the line's number after this
+    run rewrote that file (a fix)."""
+    if _PLACE not in text:
+        return text
+    import os
+    import re
+
+    def show(match) -> str:
+        path, line = match.group(1), int(match.group(2))
+        if moved is not None:
+            line = moved(path, line)
+        try:
+            shown = os.path.relpath(path)
+        except ValueError:
+            shown = path
+        return f"{shown}:{line}"
+
+    return re.sub(f"{_PLACE}([^{_PLACE}]*){_PLACE}(\\d+){_PLACE}", show, text)
 
 
 class EnsureImport(NamedTuple):

@@ -3,6 +3,7 @@ read standard input or walk paths, and print; the work is the runner's."""
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 
@@ -202,6 +203,7 @@ def _run(mode: Mode, paths, target, unsafe_fixes, select, extend_select, ignore,
             # the run found it, whatever order the files are done in (and Ctrl-C meanwhile writes nothing)
             results = list(results)
     entries = []
+    written: dict = {}  # real path -> result, of the files fix wrote: places in them moved
     fixes: list[tuple[str, list]] = []  # (path, the findings fixed in it), for --show-fixes
     diff_style = formats.Style.for_stream(sys.stdout)
     for result in results:
@@ -232,6 +234,8 @@ def _run(mode: Mode, paths, target, unsafe_fixes, select, extend_select, ignore,
                 continue
             report.changed_file(result.path, result.fixed)
             fixes.append((result.path, [f for f in result.found if f.fixed]))
+            written[os.path.realpath(result.path)] = result
+    _show_places(entries, written)
     style = formats.Style.for_stream(sys.stderr if data_to_stdout else sys.stdout)
     rendered = formats.render(output_format, entries, show_fixable=mode is not Mode.FIX, style=style)
     human = output_format in ("text", "concise")
@@ -252,6 +256,29 @@ def _run(mode: Mode, paths, target, unsafe_fixes, select, extend_select, ignore,
     if not quiet:
         click.echo(report.summary(time.perf_counter() - started), err=info)
     return report.exit_code(exit_zero)
+
+
+def _show_places(entries, written: dict) -> None:
+    """Places in other files that findings name, as the user sees them now:
+    relative to the current directory, at the lines the files have after
+    this run's fixes."""
+    from ..codemod.findings import shown_places
+    from .edits import file_text, line_mover
+
+    movers: dict = {}
+
+    def moved(path: str, line: int) -> int:
+        result = written.get(os.path.realpath(path))
+        if result is None:
+            return line
+        if path not in movers:
+            movers[path] = line_mover(file_text(result.source, result.path), file_text(result.fixed_source,
+                                                                                       result.path))
+        return movers[path](line)
+
+    for _, finding in entries:
+        finding.message = shown_places(finding.message, moved)
+        finding.help = shown_places(finding.help, moved)
 
 
 def _statistics(entries, mode: Mode) -> str:

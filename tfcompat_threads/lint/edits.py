@@ -90,3 +90,20 @@ def _distance(spans: list[tuple[int, int]], first: int, after: int) -> tuple[int
     last = max(first, after - 1)
     gaps = [0 if low <= last and first <= high else min(abs(first - high), abs(low - last)) for low, high in spans]
     return (min(gaps), spans[0][0])
+
+
+def line_mover(old: str, new: str):
+    """Line number in `old` -> its number in `new` (a line the change
+    replaced: the first line of what replaced it)."""
+    import bisect
+
+    matcher = difflib.SequenceMatcher(None, _LINES.findall(old), _LINES.findall(new), autojunk=False)
+    blocks = matcher.get_opcodes()
+    starts = [i1 for _, i1, _, _, _ in blocks]
+
+    def move(line: int) -> int:
+        index = max(bisect.bisect_right(starts, line - 1) - 1, 0)
+        tag, i1, _, j1, j2 = blocks[index]
+        return j1 + (line - 1 - i1) + 1 if tag == "equal" else min(j1 + 1, max(j2, 1))
+
+    return move
