@@ -80,7 +80,7 @@ def _rows(finding, starts: list[int]) -> list[tuple[int, int]]:
     spans = [finding.file_rows or (finding.start.line, finding.end.line)]
     if finding.file_rows is None and finding.fix is not None:
         for edit in finding.fix.edits:
-            if hasattr(edit, "start") and hasattr(edit, "end") and isinstance(edit.start, int):
+            if isinstance(getattr(edit, "start", None), int):  # a text edit (not an import request)
                 last = max(edit.start, edit.end - 1)
                 spans.append((bisect.bisect_right(starts, edit.start), bisect.bisect_right(starts, last)))
     return spans

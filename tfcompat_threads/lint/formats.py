@@ -189,7 +189,7 @@ def github(entries: list[tuple[str, object]]) -> str:
             f"{key}={_escape_property(str(value))}"
             for key, value in (
                 ("title", f"tfcompat-threads ({finding.code})"),
-                ("file", shown(path)),
+                ("file", shown(os.path.normpath(path))),  # "other/old.py", as the repository names it
                 *_github_place(finding),
             )
         )
