@@ -235,7 +235,8 @@ def _run(mode: Mode, paths, target, unsafe_fixes, select, extend_select, ignore,
             report.changed_file(result.path, result.fixed)
             fixes.append((result.path, [f for f in result.found if f.fixed]))
             written[os.path.realpath(result.path)] = result
-    _show_places(entries, written)
+    if entries:
+        _show_places(entries, written)
     style = formats.Style.for_stream(sys.stderr if data_to_stdout else sys.stdout)
     rendered = formats.render(output_format, entries, show_fixable=mode is not Mode.FIX, style=style)
     human = output_format in ("text", "concise")
