@@ -65,7 +65,7 @@ def runs(folder) -> list[str]:
     return [name for name in found if (folder / name).exists()]
 
 
-@pytest.mark.tf
+@pytest.mark.tf(since=(2, 4))
 @pytest.mark.parametrize(
     "folder,output", [(f, name) for f in RUNNABLE for name in runs(f)], ids=lambda v: getattr(v, "name", v)
 )

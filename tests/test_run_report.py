@@ -54,6 +54,8 @@ def test_after_a_shim_fix_each_setting_is_one_entry_at_the_users_line_and_every_
             assert sum(pieces) == int(count), part
             counted += int(count)
         assert counted == int(total), line
-        # OPENBLAS_NUM_THREADS=1 and no Python threads: main + 1 intra-op; 1 inter-op; the graph runner
-        assert inside == ("python 2 = main + 1 intra-op (eager); tf_Compute 1 = 1 inter-op (eager); "
-                          "tf_graph_runner 1 = 1 graph runner"), line
+        assert "main" in inside and "started later" not in inside, line
+        if tuple(int(x) for x in process["tensorflow"].split(".")[:2]) >= (2, 16):  # threads named: each known
+            # OPENBLAS_NUM_THREADS=1 and no Python threads: main + 1 intra-op; 1 inter-op; the graph runner
+            assert inside == ("python 2 = main + 1 intra-op (eager); tf_Compute 1 = 1 inter-op (eager); "
+                              "tf_graph_runner 1 = 1 graph runner"), line

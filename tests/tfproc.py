@@ -7,6 +7,7 @@ looks at pools gets a process of its own. The prelude counts the pools from
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
@@ -15,7 +16,6 @@ import textwrap
 from pathlib import Path
 
 TESTS = Path(__file__).resolve().parent
-STANDINS = TESTS / "standins"
 
 # The interpreter whose TensorFlow the scenarios run on: a row of the matrix
 # in scripts/test (TF 1.15 on Python 3.7 ... the newest), else this one. The
@@ -45,7 +45,17 @@ def _busy_threads(min_ns=1_000_000):
     return busy
 
 def work(tf):
-    """Eager ops big enough that every intra-op thread gets a share."""
+    """Ops big enough that every intra-op thread gets a share: eager, or in
+    graph mode (TF 1.x) run by a session (the default one, if any)."""
+    if not tf.executing_eagerly():
+        v1 = tf.compat.v1
+        x = v1.random.uniform((800, 800))
+        total = v1.reduce_sum(v1.matmul(x, v1.matmul(x, x)))
+        session = v1.get_default_session()
+        if session is not None:
+            return float(session.run(total))
+        with v1.Session() as session:
+            return float(session.run(total))
     x = tf.random.uniform((800, 800))
     for _ in range(2):
         y = tf.matmul(x, x)
@@ -67,19 +77,19 @@ class ScenarioFailed(AssertionError):
     pass
 
 
-def run(code: str, *, env: dict | None = None, standin_tf1: bool = False, timeout: int = 180,
-        recorded: Path | None = None) -> dict:
+def run(code: str, *, env: dict | None = None, timeout: int = 180,
+        recorded: Path | None = None, check: bool = True) -> dict:
     """Run `code` after the prelude in a new interpreter; return what it emit()ted,
     with its stderr under "stderr". `recorded`: run it under `tfcompat-threads
-    run --json --output <recorded>` (the tool's report goes there)."""
+    run --json --output <recorded>` (the tool's report goes there). `check=False`:
+    a failed scenario gives {"returncode", "error": its last stderr line} instead
+    of raising."""
     child_env = {
         k: v
         for k, v in os.environ.items()
         if not k.startswith(("TF_NUM_", "OMP_", "KMP_", "CUDA_VISIBLE"))
     }
     child_env.update(OPENBLAS_NUM_THREADS="1", TF_CPP_MIN_LOG_LEVEL="1", PYTHONWARNINGS="default")
-    if standin_tf1:
-        child_env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(STANDINS), child_env.get("PYTHONPATH")]))
     child_env.update(env or {})
     source = PRELUDE + textwrap.dedent(code)
     command = [TF_PYTHON, "-c", source]
@@ -88,6 +98,8 @@ def run(code: str, *, env: dict | None = None, standin_tf1: bool = False, timeou
                    *command]
     proc = subprocess.run(command, env=child_env, capture_output=True, text=True, timeout=timeout)
     lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
+    if not check and (proc.returncode != 0 or not lines):
+        return {"returncode": proc.returncode, "error": (proc.stderr.strip().splitlines() or [""])[-1]}
     if proc.returncode != 0 or not lines:
         raise ScenarioFailed(
             f"scenario exited {proc.returncode}\n--- stdout\n{proc.stdout}\n--- stderr\n{proc.stderr[-4000:]}"
@@ -98,11 +110,18 @@ def run(code: str, *, env: dict | None = None, standin_tf1: bool = False, timeou
     return result
 
 
+@functools.lru_cache(maxsize=None)
+def tf_release() -> tuple[int, ...]:
+    """(major, minor) of the TensorFlow that TF_PYTHON imports, read from its
+    metadata (no import of TensorFlow)."""
+    code = "import tfcompat_threads as t; print(t.tf_version())"
+    out = subprocess.run([TF_PYTHON, "-c", code], capture_output=True, text=True, timeout=120, check=True).stdout
+    return tuple(int(part) for part in out.strip().split(".")[:2])
+
+
 def tf_names_threads() -> bool:
     """TF 2.16+ names its inter-op threads tf_Compute; 2.15 names none."""
-    from tfcompat_threads.versions import tf_version
-
-    return tf_version().release[:2] >= (2, 16)
+    return tf_release() >= (2, 16)
 
 
 def pools(result: dict) -> tuple[int, int] | tuple[None, int]:
