@@ -295,18 +295,17 @@ def coloured_diff(diff: str, style: Style) -> str:
     if not style.enabled:
         return diff
     out = []
-    for line in diff.splitlines(keepends=True):
-        body, end = (line[:-1], "\n") if line.endswith("\n") else (line, "")
-        if body.startswith(("--- ", "+++ ")):
-            body = style.bold(body)
-        elif body.startswith("@@"):
-            body = style.cyan(body)
-        elif body.startswith("-"):
-            body = style(body, "31")
-        elif body.startswith("+"):
-            body = style(body, "32")
-        out.append(body + end)
-    return "".join(out)
+    for line in diff.split("\n"):  # a diff's lines end at \n only (a file's \r stays inside its line)
+        if line.startswith(("--- ", "+++ ")):
+            line = style.bold(line)
+        elif line.startswith("@@"):
+            line = style.cyan(line)
+        elif line.startswith("-"):
+            line = style(line, "31")
+        elif line.startswith("+"):
+            line = style(line, "32")
+        out.append(line)
+    return "\n".join(out)
 
 
 def render(output_format: str, entries: list[tuple[str, object]], show_fixable: bool,
