@@ -124,9 +124,10 @@ keep(config)
 def test_fix_reads_every_module_as_the_run_found_it_whatever_the_order(tmp_path, jobs):
     """helpers.py is fixed (3 lines shorter) in the run in which main.py's
     finding names a line of it: every file is analysed before any is
-    written, so the line is the one the run found (14), with one process or
+    written, so the finding is the one the run found, with one process or
     two, with the cache or without (a helper's analysis made for a0.py was
-    handed to main.py after helpers.py had been written, or not: 0.2.0.dev0)."""
+    handed to main.py after helpers.py had been written, or not: 0.2.0.dev0);
+    the line it names is shown where it is after the fix (14 before, 11 after)."""
     cache = tmp_path / "cache"
     tree = tree_of(tmp_path, a0=KEEPS, helpers=HELPERS, main=KEEPS)
     twin = tmp_path / "twin"
@@ -136,8 +137,9 @@ def test_fix_reads_every_module_as_the_run_found_it_whatever_the_order(tmp_path,
     fresh = run(twin, "fix", "-j", jobs, "--output-format", "json", "--no-cache", ".", cache=cache)
     assert (kept.returncode, kept.stdout) == (fresh.returncode, fresh.stdout)
     messages = [f["message"] for f in json.loads(kept.stdout) if f["filename"].endswith("main.py")]
-    assert len(messages) == 1 and "(helpers.py:14)" in messages[0]
+    assert len(messages) == 1 and "(app/helpers.py:11)" in messages[0]
     assert (tree / "app" / "helpers.py").read_bytes() == (twin / "app" / "helpers.py").read_bytes() != HELPERS.encode()
+    assert (tree / "app" / "helpers.py").read_text().splitlines()[10].strip() == "STORE.append(config)"
 
 
 def test_an_entry_made_for_another_file_is_not_taken(tmp_path):

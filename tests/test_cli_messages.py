@@ -89,7 +89,7 @@ def test_every_finding_nothing_fixes_says_what_to_do(tmp_path):
     for row in unfixed:
         head = f"{row['filename']}:{row['location']['row']}:{row['location']['column']}: {row['code']} "
         (index,) = [i for i, line in enumerate(text) if line.startswith(head)]
-        assert text[index + 1].startswith("  help: "), f"{head}: no help line"
+        assert text[index + 4].startswith("  help: "), f"{head}: no help line under its code frame"
 
 
 def test_an_unsafe_fix_is_visible_and_says_what_makes_it_unsafe(tmp_path):

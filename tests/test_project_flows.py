@@ -93,7 +93,7 @@ def test_a_read_that_reaches_a_config_only_session_is_named(tmp_path):
     tree = repository(tmp_path, settings=SETTINGS, train=TRAIN, keras_part=KERAS)
     unfollowed = [f for f in findings(tree) if f["code"] == "TFT005"]
     assert len(unfollowed) == 1 and unfollowed[0]["filename"].endswith("settings.py")
-    assert "stored as `.session_config`, and at its read at keras_part.py:6 it reaches a session that only " \
+    assert "stored as `.session_config`, and at its read at app/keras_part.py:6 it reaches a session that only " \
            "carries it" in unfollowed[0]["message"]
 
 
@@ -196,7 +196,7 @@ def test_outside_means_a_module_the_repository_does_not_have(tmp_path, call, cod
     if "app.helpers" in call:  # it stops in helpers.py: reported at the config, in its own module
         assert [f["location"]["row"] for f in found] == [2]
     if "keep" in call:
-        assert "it is passed to STORE.append() (helpers.py:11)" in found[0]["message"]
+        assert "it is passed to STORE.append() (app/helpers.py:11)" in found[0]["message"]
 
 
 def test_a_package_installed_under_another_folder_name_is_the_repositorys(tmp_path):

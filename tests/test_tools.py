@@ -5,12 +5,17 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from pathlib import Path
 
 import pytest
 
 from tests.tfproc import TF_PYTHON, assert_pools, run
 
 CLI = [TF_PYTHON, "-m", "tfcompat_threads"]
+STANDIN = Path(__file__).resolve().parent / "standins" / "imports_tensorflow"
+IMPORTS_TF = f"import sys; sys.path.insert(0, {str(STANDIN)!r}); import tensorflow\n"
+"""Programs that tune times import a stand-in TensorFlow (milliseconds): tune
+tells a command that never imports TensorFlow that there is nothing to tune."""
 
 
 def cli_json(*args):
@@ -67,6 +72,7 @@ def test_probe_counts_what_an_independent_workload_counts(intra, inter):
 
 
 SLEEPER = (
+    IMPORTS_TF +
     "import os, sys, time\n"
     "intra = os.environ.get('TF_NUM_INTRAOP_THREADS')\n"
     "if intra == '3':\n"
@@ -182,7 +188,7 @@ def test_tune_kills_a_hung_run_and_its_process_group(tmp_path):
 
 def test_tune_keeps_only_a_bounded_tail_of_the_output(tmp_path):
     """60 MB on stdout and on stderr: tune's memory stays far below that."""
-    loud = ("import os, sys\n"
+    loud = (IMPORTS_TF + "import os, sys\n"
             "chunk = b'x' * (1 << 20)\n"
             "for _ in range(60):\n"
             "    os.write(1, chunk); os.write(2, chunk)\n"
@@ -235,7 +241,7 @@ def test_tune_cannot_run_the_command_one_line_exit_2(tmp_path, case):
 
 def test_tune_progress_lines_on_stderr():
     proc = tool("tune", "--intra", "1,2", "--inter", "1", "--repeat", "1", "--warmup", "1", "--json", "--",
-                TF_PYTHON, "-c", "pass")
+                TF_PYTHON, "-c", IMPORTS_TF)
     assert proc.returncode == 0, proc.stderr
     json.loads(proc.stdout)  # standard output stays JSON only
     lines = [line for line in proc.stderr.splitlines() if line.startswith("tune: point ")]
@@ -243,7 +249,7 @@ def test_tune_progress_lines_on_stderr():
     assert "point 3 of 3" in lines[-1] and "run 2 of 2" in lines[-1], proc.stderr
     assert all("s elapsed, about" in line and "s left" in line for line in lines)
     quiet = tool("tune", "-q", "--intra", "1", "--inter", "1", "--repeat", "1", "--warmup", "0", "--",
-                 TF_PYTHON, "-c", "pass")
+                 TF_PYTHON, "-c", IMPORTS_TF)
     assert quiet.returncode == 0 and quiet.stderr == ""
 
 
@@ -273,7 +279,7 @@ def test_tune_says_what_default_means_and_how_to_apply_the_winner():
 
 
 def test_tune_shows_exit_code_and_stderr_tail_of_failing_points():
-    failing = ("import os, sys\n"
+    failing = (IMPORTS_TF + "import os, sys\n"
                "if os.environ.get('TF_NUM_INTRAOP_THREADS') == '2':\n"
                "    print('first line', file=sys.stderr)\n"
                "    print('second line', file=sys.stderr)\n"

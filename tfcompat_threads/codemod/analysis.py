@@ -13,6 +13,7 @@ import sys
 from typing import NamedTuple
 
 from . import symbols as sym
+from .findings import place
 from .scopes import Scopes, dotted
 from .source import Source
 from .symbols import Symbol
@@ -347,10 +348,10 @@ class Analysis:
         module's)."""
         if unit.home is None or self is unit.home:
             return reason, node
-        return f"{reason} ({self.path.name if self.path else 'another module'}:{node.lineno})", None
+        return f"{reason} ({place(self.path, node.lineno)})", None
 
     def _went(self, unit: Unit, node: ast.AST) -> None:
-        where = f"{self.path.name if self.path else 'another module'}:{node.lineno}"
+        where = place(self.path, node.lineno)
         if where not in unit.elsewhere:
             unit.elsewhere.append(where)
 
@@ -718,16 +719,16 @@ class Analysis:
             if module._field_assignment(probe, node):
                 continue
             module._follow_config_value(probe, node)
-            place = f"{module.path.name if module.path else 'line'}:{node.lineno}"
+            place_ = place(module.path, node.lineno) if module.path else f"line:{node.lineno}"
             if probe.status == EXTERNAL:
-                self._stop(unit, EXTERNAL, f"it is stored as `.{attr}`, and at its read at {place} {probe.reason}",
+                self._stop(unit, EXTERNAL, f"it is stored as `.{attr}`, and at its read at {place_} {probe.reason}",
                            value)
             if probe.status not in (GRAPH, EXTERNAL):
                 where = probe.reason or "it reaches a session that only carries it"
-                self._stop(unit, UNFOLLOWED, f"it is stored as `.{attr}`, and at its read at {place} {where}",
+                self._stop(unit, UNFOLLOWED, f"it is stored as `.{attr}`, and at its read at {place_} {where}",
                            value)
                 return True
-            places.append(place)
+            places.append(place_)
         if not places:
             return False
         shown = ", ".join(places[:3]) + (" ..." if len(places) > 3 else "")

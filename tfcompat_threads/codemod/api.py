@@ -37,6 +37,11 @@ def transform(source: bytes, target: str = "native", filename: str | None = None
     if not force and not may_need_codemod(source):
         return Outcome([], source)
     try:
-        return run(source, target, filename, unsafe_fixes=unsafe_fixes, fix=fix)
+        outcome = run(source, target, filename, unsafe_fixes=unsafe_fixes, fix=fix)
     except SourceError as error:
         raise CodemodError(filename, error.line, error.column, error.message) from None
+    from .findings import shown_places
+
+    for finding in (*outcome.findings, *outcome.remaining):
+        finding.message, finding.help = shown_places(finding.message), shown_places(finding.help)
+    return outcome

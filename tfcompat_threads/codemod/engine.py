@@ -24,6 +24,7 @@ _NOQA = re.compile(
     r"|tfcompat:\s*ignore\[(?P<ignore>[^\]]*)\])",
     re.I,
 )
+_NOQA_BYTES = re.compile(rb"(?i)noqa|tfcompat:")
 MAX_ROUNDS = 4
 
 
@@ -33,12 +34,15 @@ class Outcome:
     applied. `remaining`: after `fix`, the findings of the new bytes (None
     when nothing was fixed: then they are the findings not fixed)."""
 
-    __slots__ = ("findings", "source", "remaining")
+    __slots__ = ("findings", "source", "remaining", "problems")
 
     def __init__(self, findings: list[Finding], source: bytes, remaining: list[Finding] | None = None) -> None:
         self.findings = findings
         self.source = source
         self.remaining = remaining if remaining is not None else [f for f in findings if not f.fixed]
+        self.problems: list[SourceError] = []
+        """Unknown codes in noqa comments: the module is an error, not
+        rewritten, and its findings are still reported (as ruff warns and goes on)."""
 
 
 def lint(source: Source, target: str, path: str | None = None) -> tuple[Context, list[Finding]]:
@@ -68,33 +72,133 @@ def _in_tf1_code(source: Source, finding: Finding, regions: list[tuple[int, int]
 def suppressions(text: str) -> dict[int, set[str]]:
     """Line -> codes turned off there by `# noqa: CODE`, `# tfcompat: ignore[CODE]`
     (old codes through the rules' redirects); a bare `# noqa` turns off all.
-    A code of this tool's (TFT...) that no rule has is a SourceError, with the
-    code it is closest to: a typo must not look like a suppression. Other
-    linters' codes are theirs."""
+    A code of this tool's (TFT...) that no rule has turns nothing off
+    (`unknown_codes` reports it). Other linters' codes are theirs."""
     found: dict[int, set[str]] = {}
-    if "noqa" not in text.lower() and "tfcompat:" not in text:
-        return found
-    from .rules import REDIRECTS, RULES, UnknownCode, expand
+    for number, _, code in _noqa_codes(text):
+        if code is None:
+            found.setdefault(number, set()).add(ALL)
+        elif code:
+            found.setdefault(number, set()).add(code)
+    if found:  # a line that ends inside a string or after a backslash: the comment is where its line goes on
+        for line, comment_line in comment_lines(text).items():
+            if comment_line in found:
+                found.setdefault(line, set()).update(found[comment_line])
+    return found
 
-    for number, line in enumerate(text.splitlines(), start=1):
-        for match in _NOQA.finditer(line):
+
+def comment_lines(text: str) -> dict[int, int]:
+    """Line -> the line whose end can hold its comment, for each line that
+    cannot (it ends inside a string, or with a backslash), as Python's
+    tokenizer sees them (ruff's noqa mapping)."""
+    import io
+    import tokenize
+
+    ends = []
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type in (tokenize.NL, tokenize.NEWLINE):
+                ends.append(token.start[0])
+    except (tokenize.TokenError, SyntaxError):
+        return {}
+    out = {}
+    previous = 0
+    for end in sorted(set(ends)):
+        for line in range(previous + 1, end):
+            out[line] = end
+        previous = end
+    return out
+
+
+def noqa_edits(source: Source, findings: list[Finding]) -> list[Edit]:
+    """The edits that add `# noqa: CODE` for each finding: on the line that
+    can hold a comment, merged into a noqa comment already there (a real
+    comment, never text inside a string), else at the end of the line."""
+    mapped = comment_lines(source.text)
+    wanted: dict[int, list[str]] = {}
+    for finding in findings:
+        codes = wanted.setdefault(mapped.get(finding.noqa_row, finding.noqa_row), [])
+        if finding.code not in codes:
+            codes.append(finding.code)
+    comments = {line: (source.line_starts[line - 1] + column, comment)
+                for line, column, comment in _comments(source.text)}
+    edits = []
+    for line, codes in sorted(wanted.items()):
+        listed = ", ".join(sorted(codes))
+        comment = comments.get(line)
+        match = _NOQA.search(comment[1]) if comment is not None else None
+        if match is not None and match.group("noqa") is not None:
+            at = comment[0] + match.end("noqa")
+            edits.append(Edit(at, at, f", {listed}"))
+        elif match is not None and match.group("ignore") is not None:
+            at = comment[0] + match.end("ignore")
+            edits.append(Edit(at, at, f", {listed}" if match.group("ignore").strip() else listed))
+        else:
+            text = source.line_text(line)
+            at = source.line_starts[line - 1] + len(text.rstrip())
+            edits.append(Edit(at, at, f"  # noqa: {listed}"))
+    return edits
+
+
+def unknown_codes(text: str) -> list[SourceError]:
+    """A SourceError for each code of this tool's (TFT...) in a noqa comment
+    that no rule has, with the code it is closest to: a typo must not look
+    like a suppression (the file is an error; its findings are still shown)."""
+    from .rules import UnknownCode, expand
+
+    errors = []
+    for number, column, code in _noqa_codes(text):
+        if code is not None and code.startswith(_UNKNOWN):
+            code = code[len(_UNKNOWN):]
+            try:
+                expand(code)
+                hint = ""  # a prefix: noqa takes whole codes
+            except UnknownCode as error:
+                hint = str(error).partition(";")[2]
+            errors.append(SourceError(number, column,
+                                      f"unknown rule code {code} in a noqa comment;{hint or ' give a whole code'}"))
+    return errors
+
+
+_UNKNOWN = "?"
+
+
+def _noqa_codes(text: str):
+    """(line, column of the comment, code) of each code of each noqa comment:
+    the code through the rules' redirects, None for a bare `# noqa`, `?CODE`
+    for a TFT code no rule has."""
+    if "noqa" not in text.lower() and "tfcompat:" not in text:
+        return
+    from .rules import REDIRECTS, RULES
+
+    for number, column, comment in _comments(text):
+        for match in _NOQA.finditer(comment):
             codes = match.group("noqa") if match.group("noqa") is not None else match.group("ignore")
+            at = column + match.start() + 1
             if codes is None:
-                found.setdefault(number, set()).add(ALL)
+                yield number, at, None
                 continue
             for code in codes.split(","):
                 code = code.strip().upper()
                 if code.startswith("TFT") and code not in RULES and code not in REDIRECTS:
-                    try:
-                        expand(code)
-                        hint = ""  # a prefix: noqa takes whole codes
-                    except UnknownCode as error:
-                        hint = str(error).partition(";")[2]
-                    raise SourceError(number, match.start() + 1,
-                                      f"unknown rule code {code} in a noqa comment;{hint or ' give a whole code'}")
-                if code:
-                    found.setdefault(number, set()).add(REDIRECTS.get(code, code))
-    return found
+                    yield number, at, _UNKNOWN + code
+                elif code:
+                    yield number, at, REDIRECTS.get(code, code)
+
+
+def _comments(text: str) -> list[tuple[int, int, str]]:
+    """(line, 0-based column, text) of each comment, as Python's tokenizer
+    finds them (text in a string is no comment); each line's text from its
+    first `#` when the text does not tokenize."""
+    import io
+    import tokenize
+
+    try:
+        return [(token.start[0], token.start[1], token.string)
+                for token in tokenize.generate_tokens(io.StringIO(text).readline) if token.type == tokenize.COMMENT]
+    except (tokenize.TokenError, SyntaxError):
+        return [(number, line.index("#"), line[line.index("#"):])
+                for number, line in enumerate(text.splitlines(), start=1) if "#" in line]
 
 
 def select(findings: list[Finding], wants: Callable[[str], bool], noqa: dict[int, set[str]],
@@ -168,7 +272,8 @@ def run(document: bytes | Module, target: str = "native", filename: str | None =
 
 def _run(document: bytes | Module, target: str = "native", filename: str | None = None, *,
         wants: Callable[[str], bool] | None = None, unsafe_fixes: bool = False,
-        fix: bool = True, noqa: bool = True, path: str | None = None, memo=None) -> Outcome:
+        fix: bool = True, noqa: bool = True, path: str | None = None, memo=None,
+        add_noqa: bool = False) -> Outcome:
     """Findings of one module and, with `fix`, the fixed module (a .py file's
     bytes, or a `Module`-like document such as a notebook, edited in place).
     Raises SourceError for code that cannot be decoded or parsed, and never
@@ -189,7 +294,12 @@ def _run(document: bytes | Module, target: str = "native", filename: str | None 
         context, found = lint(source, target, path or filename)
         return context, select(found, wants, suppressions(source.text) if noqa else {}, unsafe_fixes)
 
+    if add_noqa:
+        fix, memo = False, None
     code = module.code()
+    problems = unknown_codes(Source(code, filename, parse=False).text) if noqa and _NOQA_BYTES.search(code) else []
+    if problems:
+        fix = False  # what the comment meant to turn off is unclear: nothing is rewritten
     context, findings, planned = None, None, None
     if memo is not None:
         findings, planned = memo.recall(code) or (None, None)
@@ -202,6 +312,23 @@ def _run(document: bytes | Module, target: str = "native", filename: str | None 
                 planned = _plan(context, findings, rewrite_imports=fix)
         if memo is not None:
             memo.keep(code, findings, planned)
+    if problems:
+        for finding in findings:
+            finding.fixed = False
+        outcome = Outcome(findings, code)
+        outcome.problems = problems
+        return outcome
+    if add_noqa:  # again while turning findings off shows those they covered
+        added, left = list(findings), findings
+        for _ in range(MAX_ROUNDS):
+            source = Source(module.code(), filename, parse=False)
+            if not left or not module.apply(source, noqa_edits(source, left)):
+                break
+            _, left = round_(_reparsed(module.code(), filename))
+            added += left
+        for finding in added:
+            finding.fixed = False
+        return Outcome(added, module.code(), [f for f in left if f not in findings])
     if not fix or not any(f.fixed for f in findings):
         return Outcome(findings, code)
     first = final = findings

@@ -15,6 +15,40 @@ from .source import Edit, Position
 __all__ = ["Applicability", "Edit", "EnsureImport", "Finding", "Fix", "MoveImport", "Position"]
 
 ERROR, WARNING = "error", "warning"
+_PLACE = "\x1f"
+"""Delimits a place in another file inside a message or help (`place`):
+shown relative to the directory the command runs in, at the line the file
+has when the output is printed (`shown_places`)."""
+
+
+def place(path, line: int) -> str:
+    """A line of another module (absolute `path`, or None: "another module"),
+    as messages carry it until they are shown."""
+    if path is None:
+        return f"another module:{line}"
+    return f"{_PLACE}{path}{_PLACE}{line}{_PLACE}"
+
+
+def shown_places(text: str, moved=None) -> str:
+    """`text` with each place as `path:line`, the path relative to the
+    current directory; `moved(path, line)`: the line's number after this
+    run rewrote that file (a fix)."""
+    if _PLACE not in text:
+        return text
+    import os
+    import re
+
+    def show(match) -> str:
+        path, line = match.group(1), int(match.group(2))
+        if moved is not None:
+            line = moved(path, line)
+        try:
+            shown = os.path.relpath(path)
+        except ValueError:
+            shown = path
+        return f"{shown}:{line}"
+
+    return re.sub(f"{_PLACE}([^{_PLACE}]*){_PLACE}(\\d+){_PLACE}", show, text)
 
 
 class EnsureImport(NamedTuple):
@@ -69,7 +103,8 @@ class Finding:
     `fixed` is set by the engine when the returned source has the fix applied;
     `cell` is the notebook cell (as `path:cell N` shows it)."""
 
-    __slots__ = ("code", "message", "start", "end", "fix", "help", "key", "cover", "fixed", "cell", "noqa_row")
+    __slots__ = ("code", "message", "start", "end", "fix", "help", "key", "cover", "fixed", "cell", "noqa_row",
+                 "file_rows", "located", "line_text")
 
     def __init__(
         self,
@@ -95,6 +130,14 @@ class Finding:
         self.cell: int | None = None
         self.noqa_row = start.line
         """The line whose `# noqa` comment turns it off."""
+        self.file_rows: tuple[int, int] | None = None
+        """A notebook's finding: the lines of the .ipynb file that hold its
+        first and last source lines (annotations point there)."""
+        self.located: list = []
+        """The edits `fix` makes for it, as (content, start, end) positions in
+        the file read (lint/edits.py); filled for JSON output."""
+        self.line_text: str | None = None
+        """The source line it starts on (the code frame under it in text output)."""
 
     @property
     def applicability(self) -> Applicability:

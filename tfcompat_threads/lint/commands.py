@@ -3,6 +3,7 @@ read standard input or walk paths, and print; the work is the runner's."""
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 
@@ -47,9 +48,28 @@ def _codemod_options(function):
 
 @click.command(short_help="Report findings; change nothing.")
 @_codemod_options
-def check(**options) -> None:
-    """Report findings; change nothing. [*] marks what `fix` applies."""
-    sys.exit(_run(Mode.CHECK, **options))
+@click.option("--add-noqa", is_flag=True,
+              help="Add a `# noqa: CODE` comment at every finding (merged into a noqa comment already there).")
+@click.option("--show-settings", is_flag=True,
+              help="Print the resolved settings, each with the file (or option) it came from, and exit.")
+def check(add_noqa: bool, show_settings: bool, **options) -> None:
+    """Report findings; change nothing. [*] marks what `fix` applies.
+    With --add-noqa: turn every finding off where it is (then burn the list down)."""
+    if show_settings:
+        sys.exit(_show_settings(**options))
+    sys.exit(_run(Mode.ADD_NOQA if add_noqa else Mode.CHECK, **options))
+
+
+def _show_settings(paths, stdin_filename, target, unsafe_fixes, select, extend_select, ignore, **_) -> int:
+    from .settings import describe, file_keys
+
+    paths = paths or (".",)
+    settings = _settings(paths, stdin_filename, target, unsafe_fixes, select, extend_select, ignore)
+    given = {name for name, value in (("target", target), ("unsafe_fixes", unsafe_fixes), ("select", select),
+                                       ("extend_select", extend_select), ("ignore", ignore))
+             if value not in (None, ())}
+    click.echo(describe(settings, file_keys(settings.source), given), nl=False)
+    return 0
 
 
 @click.command(short_help="Print the diff `fix` would apply.")
@@ -153,7 +173,11 @@ def _run(mode: Mode, paths, target, unsafe_fixes, select, extend_select, ignore,
         raise click.UsageError("`-` (standard input) cannot be mixed with other paths")
     if stdin_filename is not None and paths and paths != ("-",):
         raise click.UsageError("--stdin-filename names standard input: give no paths (or `-`) with it")
+    # JSON carries each fix's edits: a check that prints it makes the fixed text (as diff does), writes nothing
+    work = Mode.DIFF if mode is Mode.CHECK and output_format == "json" else mode
     from_stdin = paths == ("-",) or (stdin_filename is not None and not paths)
+    if from_stdin and mode is Mode.ADD_NOQA:
+        raise click.UsageError("--add-noqa writes files: it cannot read standard input")
     paths = paths or (".",)
     settings = _settings(paths, stdin_filename, target, unsafe_fixes, select, extend_select, ignore)
     report = Report(mode, settings.unsafe_fixes, unsafe_flag=bool(unsafe_fixes))
@@ -166,12 +190,12 @@ def _run(mode: Mode, paths, target, unsafe_fixes, select, extend_select, ignore,
         except FileError as error:
             data, results = b"", [runner.FileResult(name, error=str(error))]
         else:
-            results = [runner.process_source(data, name, settings, mode)]
+            results = [runner.process_source(data, name, settings, work)]
     else:
         files, missing = discover(list(paths), settings.excludes, force_exclude)
         for message in missing:
             report.failed(message)
-        results = runner.run(files, settings, mode, jobs, cache=not no_cache)
+        results = runner.run(files, settings, work, jobs, cache=not no_cache)
         if sys.stderr.isatty() and not quiet and len(files) > 100:
             results = _with_progress(results, len(files))
         if mode is Mode.FIX:
@@ -179,17 +203,20 @@ def _run(mode: Mode, paths, target, unsafe_fixes, select, extend_select, ignore,
             # the run found it, whatever order the files are done in (and Ctrl-C meanwhile writes nothing)
             results = list(results)
     entries = []
+    written: dict = {}  # real path -> result, of the files fix wrote: places in them moved
     fixes: list[tuple[str, list]] = []  # (path, the findings fixed in it), for --show-fixes
+    diff_style = formats.Style.for_stream(sys.stdout)
     for result in results:
         report.done(result)
         entries += [(result.path, finding) for finding in result.findings]
         if code_to_stdout:
             sys.stdout.buffer.write(result.fixed_source if result.error is None else result.source)
-        if not result.changed:
+        if not result.changed or mode is Mode.CHECK:
             continue
         if mode is Mode.DIFF:
             report.changed_file(result.path, 0)
-            click.echo(_unified_diff(result), nl=False)
+            click.echo(formats.coloured_diff(_unified_diff(result), diff_style), nl=False,
+                       color=diff_style.enabled or None)
         elif code_to_stdout:
             report.changed_file(result.path, result.fixed)
         else:
@@ -207,12 +234,17 @@ def _run(mode: Mode, paths, target, unsafe_fixes, select, extend_select, ignore,
                 continue
             report.changed_file(result.path, result.fixed)
             fixes.append((result.path, [f for f in result.found if f.fixed]))
+            written[os.path.realpath(result.path)] = result
+    if entries:
+        _show_places(entries, written)
     style = formats.Style.for_stream(sys.stderr if data_to_stdout else sys.stdout)
     rendered = formats.render(output_format, entries, show_fixable=mode is not Mode.FIX, style=style)
-    if rendered and not (mode is Mode.DIFF and output_format == "text"):
+    human = output_format in ("text", "concise")
+    listing = not (mode is Mode.DIFF and human) and not (statistics and human)
+    if rendered and listing:  # --statistics: the table instead of the listing (as ruff)
         # click strips colour off a stream that is no terminal: FORCE_COLOR keeps it
         click.echo(rendered, nl=False, err=data_to_stdout, color=style.enabled or None)
-    info = data_to_stdout or output_format != "text"
+    info = data_to_stdout or not human
     if statistics:
         click.echo(_statistics(entries, mode), nl=False, err=info)
     if mode is Mode.FIX and not quiet and not code_to_stdout:
@@ -225,6 +257,29 @@ def _run(mode: Mode, paths, target, unsafe_fixes, select, extend_select, ignore,
     if not quiet:
         click.echo(report.summary(time.perf_counter() - started), err=info)
     return report.exit_code(exit_zero)
+
+
+def _show_places(entries, written: dict) -> None:
+    """Places in other files that findings name, as the user sees them now:
+    relative to the current directory, at the lines the files have after
+    this run's fixes."""
+    from ..codemod.findings import shown_places
+    from .edits import file_text, line_mover
+
+    movers: dict = {}
+
+    def moved(path: str, line: int) -> int:
+        result = written.get(os.path.realpath(path))
+        if result is None:
+            return line
+        if path not in movers:
+            movers[path] = line_mover(file_text(result.source, result.path), file_text(result.fixed_source,
+                                                                                       result.path))
+        return movers[path](line)
+
+    for _, finding in entries:
+        finding.message = shown_places(finding.message, moved)
+        finding.help = shown_places(finding.help, moved)
 
 
 def _statistics(entries, mode: Mode) -> str:

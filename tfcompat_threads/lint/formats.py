@@ -12,7 +12,7 @@ import os
 
 from .. import __version__
 
-FORMATS = ("text", "json", "github", "sarif")
+FORMATS = ("text", "concise", "json", "github", "sarif")
 DOCS = "README.md"
 
 
@@ -80,6 +80,47 @@ def text(entries: list[tuple[str, object]], show_fixable: bool, style: Style = S
     return "\n".join(lines) + ("\n" if lines else "")
 
 
+def framed(entries: list[tuple[str, object]], show_fixable: bool, style: Style = Style(False)) -> str:
+    """The text format with a code frame under each finding's line (as
+    ruff's default output): its source line, and a caret under what it
+    names."""
+    out = []
+    for entry in entries:
+        head, _, rest = text([entry], show_fixable, style).partition("\n")
+        out.append(head + "\n" + "".join(line + "\n" for line in code_frame(entry[1], style)) + rest)
+    return "".join(out)
+
+
+def concise(entries: list[tuple[str, object]], show_fixable: bool, style: Style = Style(False)) -> str:
+    """One line per finding: `path:row:col: CODE [*] message`."""
+    return "".join(text([entry], show_fixable, style).partition("\n")[0] + "\n" for entry in entries)
+
+
+def code_frame(finding, style: Style) -> list[str]:
+    """`  N | source line` and a caret line under the finding's columns;
+    control characters shown as escapes, tabs as one space (the caret
+    stays under its column)."""
+    line = finding.line_text
+    if line is None:
+        return []
+    number = str(finding.start.line)
+    gutter = " " * len(number)
+    start = max(finding.start.column - 1, 0)
+    end = finding.end.column - 1 if finding.end.line == finding.start.line else len(line.rstrip())
+    end = max(end, start + 1)
+    lead, marked = _visible(line[:start]), _visible(line[start:end])
+    return [
+        style.cyan(f"{gutter} |"),
+        style.cyan(f"{number} |") + f" {_visible(line)}",
+        style.cyan(f"{gutter} |") + " " + " " * len(lead) + style.red("^" * max(len(marked), 1)),
+    ]
+
+
+def _visible(text: str) -> str:
+    return "".join(" " if c == "\t" else (f"\\x{ord(c):02x}" if ord(c) < 32 or 127 <= ord(c) < 160 else c)
+                   for c in text)
+
+
 def help_text(finding) -> str:
     """What to do about a finding nothing is applied for."""
     fix = finding.fix
@@ -116,11 +157,10 @@ def json_entry(path: str, finding) -> dict:
         "fix": {
             "applicability": fix.applicability.value,
             "message": fix.message,
-            "applied": finding.fixed,
             "edits": [
                 {"content": content, "location": {"row": s.line, "column": s.column},
                  "end_location": {"row": e.line, "column": e.column}}
-                for content, s, e in getattr(fix, "located", ())
+                for content, s, e in finding.located
             ],
         } if fix is not None else None,
         "help": help_text(finding) if not finding.fixed else "",
@@ -149,15 +189,19 @@ def github(entries: list[tuple[str, object]]) -> str:
             f"{key}={_escape_property(str(value))}"
             for key, value in (
                 ("title", f"tfcompat-threads ({finding.code})"),
-                ("file", shown(path)),
-                ("line", finding.start.line),
-                ("col", finding.start.column),
-                ("endLine", finding.end.line),
-                ("endColumn", finding.end.column),
+                ("file", shown(os.path.normpath(path))),  # "other/old.py", as the repository names it
+                *_github_place(finding),
             )
         )
         lines.append(f"::{level} {properties}::{_escape_data(f'{where(path, finding)}: {finding.code} {finding.message}')}")
     return "\n".join(lines) + ("\n" if lines else "")
+
+
+def _github_place(finding) -> tuple:
+    region = file_region(finding)
+    return tuple((key, region[name]) for key, name in (("line", "startLine"), ("col", "startColumn"),
+                                                        ("endLine", "endLine"), ("endColumn", "endColumn"))
+                 if name in region)
 
 
 def sarif(entries: list[tuple[str, object]]) -> str:
@@ -169,8 +213,7 @@ def sarif(entries: list[tuple[str, object]]) -> str:
     index = {rule.code: number for number, rule in enumerate(rules)}
     results = []
     for path, finding in entries:
-        region = {"startLine": finding.start.line, "startColumn": finding.start.column,
-                  "endLine": finding.end.line, "endColumn": finding.end.column}
+        region = file_region(finding)
         result = {
             "ruleId": finding.code,
             "ruleIndex": index[finding.code],
@@ -179,7 +222,8 @@ def sarif(entries: list[tuple[str, object]]) -> str:
             "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri(path)}, "region": region}}],
         }
         if finding.cell is not None:
-            result["properties"] = {"cell": finding.cell}
+            result["properties"] = {"cell": finding.cell, "cellLine": finding.start.line,
+                                    "cellColumn": finding.start.column}
         results.append(result)
     document = {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
@@ -194,9 +238,7 @@ def sarif(entries: list[tuple[str, object]]) -> str:
                         "name": rule.name,
                         "shortDescription": {"text": rule.summary},
                         "fullDescription": {"text": f"{rule.what} {rule.why}"},
-                        "help": {"text": f"{rule.what} {rule.why} Use instead: {rule.use_instead.strip()} "
-                                         f"Fix safety: {rule.fix_safety}"},
-                        "helpUri": rule_url(rule.code),
+                        "help": rule_help(rule),
                         "defaultConfiguration": {"level": rule.severity},
                     }
                     for rule in rules
@@ -207,6 +249,28 @@ def sarif(entries: list[tuple[str, object]]) -> str:
         }],
     }
     return json.dumps(document, indent=2) + "\n"
+
+
+def file_region(finding) -> dict:
+    """Where a finding is in the file on disk: its line and column range; for
+    a notebook, the lines of the .ipynb file that hold its source lines
+    (a column inside a JSON string is no column of the file: none given)."""
+    if finding.file_rows is not None:
+        return {"startLine": finding.file_rows[0], "endLine": finding.file_rows[1]}
+    return {"startLine": finding.start.line, "startColumn": finding.start.column,
+            "endLine": finding.end.line, "endColumn": finding.end.column}
+
+
+def rule_help(rule) -> dict:
+    """A rule's documentation inside SARIF (code scanning shows `markdown`):
+    no page of the tool's has an address every install can reach."""
+    sections = (("What it does", rule.what), ("Why is this bad?", rule.why),
+                ("Example", f"```python\n{rule.example.rstrip()}\n```"),
+                ("Use instead", f"```python\n{rule.use_instead.rstrip()}\n```"), ("Fix safety", rule.fix_safety))
+    return {
+        "text": f"{rule.what} {rule.why} Use instead: {rule.use_instead.strip()} Fix safety: {rule.fix_safety}",
+        "markdown": "\n\n".join(f"## {title}\n{body}" for title, body in sections),
+    }
 
 
 def uri(filename: str) -> str:
@@ -225,6 +289,25 @@ def uri(filename: str) -> str:
     return prefix + quote(os.fsencode(path.as_posix()), safe="/")
 
 
+def coloured_diff(diff: str, style: Style) -> str:
+    """A unified diff as git and ruff colour it: headers bold, hunk lines
+    cyan, removed lines red, added lines green."""
+    if not style.enabled:
+        return diff
+    out = []
+    for line in diff.split("\n"):  # a diff's lines end at \n only (a file's \r stays inside its line)
+        if line.startswith(("--- ", "+++ ")):
+            line = style.bold(line)
+        elif line.startswith("@@"):
+            line = style.cyan(line)
+        elif line.startswith("-"):
+            line = style(line, "31")
+        elif line.startswith("+"):
+            line = style(line, "32")
+        out.append(line)
+    return "\n".join(out)
+
+
 def render(output_format: str, entries: list[tuple[str, object]], show_fixable: bool,
            style: Style = Style(False)) -> str:
     if output_format == "json":
@@ -233,4 +316,6 @@ def render(output_format: str, entries: list[tuple[str, object]], show_fixable: 
         return github(entries)
     if output_format == "sarif":
         return sarif(entries)
-    return text(entries, show_fixable, style)
+    if output_format == "concise":
+        return concise(entries, show_fixable, style)
+    return framed(entries, show_fixable, style)

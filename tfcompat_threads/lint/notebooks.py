@@ -492,7 +492,8 @@ class NotebookModule:
             finding.noqa_row -= offset
 
 
-def run(data: bytes, settings, fix: bool, enabled: frozenset[str], path: str | None = None, memo=None):
+def run(data: bytes, settings, fix: bool, enabled: frozenset[str], path: str | None = None, memo=None,
+        add_noqa: bool = False):
     """(engine outcome with findings placed in cells and the new notebook
     bytes, the NotebookModule or None when there is no code)."""
     from ..codemod import engine
@@ -504,15 +505,121 @@ def run(data: bytes, settings, fix: bool, enabled: frozenset[str], path: str | N
     module = NotebookModule(notebook)
     try:
         outcome = engine.run(module, settings.target, None, wants=enabled.__contains__,
-                             unsafe_fixes=settings.unsafe_fixes, fix=fix, path=path, memo=memo)
+                             unsafe_fixes=settings.unsafe_fixes, fix=fix, path=path, memo=memo, add_noqa=add_noqa)
     except SourceError as error:
-        starts = module.builds[-1] if module.builds else [1]
-        index = max(i for i, start in enumerate(starts) if start <= error.line)
-        cell = notebook.cells[index]
-        raise SourceError(error.line - starts[index] + 1, error.column, error.message, cell.number) from None
+        raise _in_cell(module, error) from None
+    outcome.problems = [_in_cell(module, problem) for problem in outcome.problems]
     module.place(outcome.findings, 0)
     if outcome.remaining is not outcome.findings and module.builds:
         remaining = [f for f in outcome.remaining if f not in outcome.findings]
         module.place(remaining, len(module.builds) - 1)
     outcome.source = dump(notebook) if module.changed_cells() else data
     return outcome, module
+
+
+def _in_cell(module: NotebookModule, error):
+    """A SourceError of the module as one of the cell it is in."""
+    from ..codemod.source import SourceError
+
+    starts = module.builds[-1] if module.builds else [1]
+    index = max(i for i, start in enumerate(starts) if start <= error.line)
+    cell = module.notebook.cells[index]
+    return SourceError(error.line - starts[index] + 1, error.column, error.message, cell.number)
+
+
+_WHITESPACE = re.compile(r"[ \t\n\r]*")
+
+
+def source_rows(raw: bytes, notebook: Notebook) -> dict[int, list[int]]:
+    """For each code cell (by index in the cell list): the line of the .ipynb
+    file that holds each of its source lines (a list `source` holds one line
+    per string, a string `source` all of them on its own line). Found from
+    the positions of the JSON text; values not on the way are skipped by
+    the C decoder."""
+    import bisect
+
+    text = raw.decode("utf-8-sig")
+    line_starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
+
+    def row(offset: int) -> int:
+        return bisect.bisect_right(line_starts, offset)
+
+    members = dict((key, start) for key, start, _ in _members(text, _WHITESPACE.match(text).end()))
+    if "worksheets" in notebook.document:
+        sheet = _elements(text, members["worksheets"])[0][0]
+        cells_at = dict((k, s) for k, s, _ in _members(text, sheet))["cells"]
+    else:
+        cells_at = members["cells"]
+    cells = _elements(text, cells_at)
+    rows: dict[int, list[int]] = {}
+    for cell in notebook.cells:
+        start = dict((k, s) for k, s, _ in _members(text, cells[cell.index][0])).get(notebook.source_key)
+        if start is None:
+            rows[cell.index] = [row(cells[cell.index][0])]
+            continue
+        if text[start] == '"':
+            rows[cell.index] = [row(start)] * cell.line_count
+            continue
+        lines: list[int] = []
+        line_open = False  # the last string ended inside a line
+        for piece_start, piece_end in _elements(text, start):
+            piece = json.loads(text[piece_start:piece_end])
+            if not piece:
+                continue
+            if not line_open:
+                lines.append(row(piece_start))
+            breaks = [m.end() for m in _NEWLINE.finditer(piece)]
+            lines += [row(piece_start)] * sum(1 for end in breaks if end < len(piece))
+            line_open = not piece.endswith(("\n", "\r"))
+        rows[cell.index] = lines or [row(start)]
+    return rows
+
+
+def _members(text: str, at: int) -> list[tuple[str, int, int]]:
+    """(key, value start, value end) of the members of the JSON object at `at`."""
+    decoder = json.JSONDecoder()
+    out = []
+    position = _WHITESPACE.match(text, at + 1).end()
+    if text[position] == "}":
+        return out
+    while True:
+        key, position = json.decoder.scanstring(text, position + 1)
+        position = _WHITESPACE.match(text, position).end() + 1  # the colon
+        start = _WHITESPACE.match(text, position).end()
+        _, end = decoder.raw_decode(text, start)
+        out.append((key, start, end))
+        position = _WHITESPACE.match(text, end).end()
+        if text[position] == "}":
+            return out
+        position = _WHITESPACE.match(text, position + 1).end()
+
+
+def _elements(text: str, at: int) -> list[tuple[int, int]]:
+    """(start, end) of the values of the JSON array at `at`."""
+    decoder = json.JSONDecoder()
+    out = []
+    position = _WHITESPACE.match(text, at + 1).end()
+    if text[position] == "]":
+        return out
+    while True:
+        _, end = decoder.raw_decode(text, position)
+        out.append((position, end))
+        position = _WHITESPACE.match(text, end).end()
+        if text[position] == "]":
+            return out
+        position = _WHITESPACE.match(text, position + 1).end()
+
+
+def place_in_file(findings, raw: bytes, notebook: Notebook) -> None:
+    """Each finding's `file_rows`: the lines of the .ipynb file (`raw`) that
+    hold its first and last source lines."""
+    if not findings:
+        return
+    rows = source_rows(raw, notebook)
+    by_number = {cell.number: cell.index for cell in notebook.cells}
+    for finding in findings:
+        lines = rows.get(by_number.get(finding.cell, -1))
+        if not lines:
+            continue
+        finding.file_rows = (lines[min(finding.start.line, len(lines)) - 1],
+                             lines[min(finding.end.line, len(lines)) - 1])

@@ -32,8 +32,7 @@ class Report:
         """A file's result (counted once it is read)."""
         self.files += 1
         if result.error is not None:
-            self.errors.append(result.error)
-            return
+            self.errors.append(result.error)  # its findings, if any were made, are still shown
         self.findings += result.findings
         self.with_findings += bool(result.findings)
 
@@ -47,7 +46,7 @@ class Report:
     @property
     def fixable(self) -> int:
         """check/diff: findings `fix` applies with these options."""
-        return sum(f.fixed for f in self.findings) if self.mode is not Mode.FIX else 0
+        return sum(f.fixed for f in self.findings) if self.mode in (Mode.CHECK, Mode.DIFF) else 0
 
     @property
     def unsafe_more(self) -> int:
@@ -56,7 +55,12 @@ class Report:
 
     def summary(self, seconds: float) -> str:
         parts = [plural(self.files, "file") + " checked"]
-        if self.mode is Mode.FIX:
+        if self.mode is Mode.ADD_NOQA:
+            parts.append(f"{plural(self.fixed, 'finding')} turned off by noqa comments in "
+                         f"{plural(len(self.changed), 'file')}")
+            if self.findings:
+                parts.append(f"{plural(len(self.findings), 'finding')} left")
+        elif self.mode is Mode.FIX:
             parts.append(f"{plural(self.fixed, 'finding')} fixed in {plural(len(self.changed), 'file')}"
                          if self.fixed else "nothing fixed")
             parts.append(f"{plural(len(self.findings), 'finding')} left" if self.findings else "no finding left")

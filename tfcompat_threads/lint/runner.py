@@ -23,6 +23,8 @@ class Mode(enum.Enum):
     CHECK = "check"
     DIFF = "diff"
     FIX = "fix"
+    ADD_NOQA = "add-noqa"
+    """check --add-noqa: a `# noqa` comment at every finding, written like a fix."""
 
     @property
     def rewrites(self) -> bool:
@@ -84,33 +86,70 @@ def _process(data: bytes, path: str, settings: Settings, mode: Mode, enabled: fr
         return result
     from ..codemod import engine
     from ..codemod.source import SourceError
+    from . import notebooks
 
     fix = mode.rewrites
     memo = cache.memo(path) if cache is not None else None
+    module = None
     try:
         if path.endswith(".ipynb"):
-            from . import notebooks
-
             try:
-                outcome, module = notebooks.run(data, settings, fix, enabled, path, memo)
+                outcome, module = notebooks.run(data, settings, fix, enabled, path, memo,
+                                                add_noqa=mode is Mode.ADD_NOQA)
             except notebooks.NotebookError as error:
                 result.error = f"{path}:1:1: {error}"
                 return result
             result.cells = module.changed_cells() if module is not None else []
         else:
             outcome = engine.run(data, settings.target, path, wants=enabled.__contains__,
-                                 unsafe_fixes=settings.unsafe_fixes, fix=fix, memo=memo)
+                                 unsafe_fixes=settings.unsafe_fixes, fix=fix, memo=memo,
+                                 add_noqa=mode is Mode.ADD_NOQA)
     except SourceError as error:
         result.error = f"{error.where(path)}: {error.message}"
         return result
     result.fixed_source = outcome.source
     result.found = outcome.findings
+    if outcome.problems:  # the file is an error; its findings are still shown
+        first = outcome.problems[0]
+        more = len(outcome.problems) - 1
+        result.error = f"{first.where(path)}: {first.message}" + (
+            f" (and {more} more unknown code{'s' if more > 1 else ''} in noqa comments)" if more else "")
     if mode is Mode.FIX:
         result.findings = outcome.remaining
         result.fixed = sum(f.fixed for f in outcome.findings) if result.changed else 0
+    elif mode is Mode.ADD_NOQA:  # every finding is turned off by its comment
+        result.findings = outcome.remaining if result.changed else outcome.findings
+        result.fixed = len(outcome.findings) - len(outcome.remaining) if result.changed else 0
     else:
         result.findings = outcome.findings
+    if path.endswith(".ipynb") and module is not None:
+        notebooks.place_in_file(result.findings, result.fixed_source if mode is Mode.FIX else data, module.notebook)
+    _line_texts(result, module, result.fixed_source if mode is Mode.FIX else data)
+    if mode is Mode.DIFF:
+        from .edits import locate
+
+        locate(result)
     return result
+
+
+def _line_texts(result: FileResult, module, data: bytes) -> None:
+    """Each finding's source line, from the bytes its place is in (a
+    notebook's: its cell's text)."""
+    import re
+
+    if not result.findings:
+        return
+    split = re.compile(r"\r\n|\r|\n").split
+    if module is not None:
+        cells = {cell.number: split(cell.text) for cell in module.notebook.cells}
+    else:
+        from .edits import file_text
+
+        lines = split(file_text(data, result.path))
+    for finding in result.findings:
+        found = cells.get(finding.cell, []) if module is not None else lines
+        if 0 < finding.start.line <= len(found):
+            finding.line_text = found[finding.start.line - 1]
 
 
 def undecodable(data: bytes, path: str) -> str | None:

@@ -119,6 +119,29 @@ def load(start: str) -> Settings:
     return Settings(source=path, **values)
 
 
+def describe(settings: Settings, from_file: set[str], from_command_line: set[str]) -> str:
+    """What `check --show-settings` prints: each setting's resolved value and
+    where it came from (the command line, the settings file, or the default),
+    then the rules the run reports."""
+    import json
+
+    lines = [f"Settings file: {settings.source or 'none (no pyproject.toml with [' + SECTION + '] found)'}"]
+    for key, field in FILE_KEYS.items():
+        value = getattr(settings, field.name)
+        shown = json.dumps(list(value) if isinstance(value, tuple) else value, ensure_ascii=False)
+        origins = [where for where, names in (("command line", from_command_line), (settings.source, from_file))
+                   if field.name in names]
+        origin = " and ".join(origins) if origins else "default"
+        lines.append(f"{key} = {shown}  # {origin}")
+    lines.append("# rules reported: " + ", ".join(sorted(settings.enabled())))
+    return "\n".join(lines) + "\n"
+
+
+def file_keys(path: str | None) -> set[str]:
+    """The settings (field names) the settings file sets."""
+    return {FILE_KEYS[key].name for key in _read_section(path) if key in FILE_KEYS} if path else set()
+
+
 def _read_section(path: str) -> dict:
     try:
         with open(path, "rb") as file:

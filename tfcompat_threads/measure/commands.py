@@ -48,7 +48,10 @@ def explain(as_json: bool) -> None:
     and the variables around them. Does not start TensorFlow."""
     from . import explain as tool
 
-    _emit(tool.explain(), as_json, tool.format_explain)
+    data = tool.explain()
+    if data["tensorflow"] is None:  # as probe: nothing to explain without it
+        raise Failure(f"TensorFlow is not installed for {sys.executable}: pip install tensorflow-cpu")
+    _emit(data, as_json, tool.format_explain)
 
 
 def _say(quiet: bool, text: str) -> None:
@@ -151,6 +154,8 @@ def tune(intra, inter, repeat, warmup, timeout, quiet, as_json, command) -> None
     except ToolError as error:
         raise Failure(str(error)) from None
     _emit(data, as_json, tools.format_tune)
+    if data["tensorflow_imported"] is False:  # as `run`: the command's own exit code
+        sys.exit(data["exit_code"])
 
 
 @click.command(short_help="Run your command; report which settings took effect.", cls=OneLine,

@@ -359,6 +359,8 @@ def analyse(command: list[str], status: int, launch_env: dict[str, str], process
         pools = count_pools(events, version)
         settings = collect_settings(events, launch_env)
         decide(settings, pools, events, cpus)
+        settings = _merged(settings)
+        roles = _thread_roles(events, process["pid"], pools["named"])
         first_op = next((e for e in events if e["ev"] == "first_op"), None)
         exit_event = next((e for e in events if e["ev"] == "exit"), None)
         modes = [e.get("eager") for e in events if "eager" in e and e["ev"] in ("tf", "first_op", "session")]
@@ -376,6 +378,8 @@ def analyse(command: list[str], status: int, launch_env: dict[str, str], process
             "pools": pools["windows"],
             "threads_at_first_op": _by_name(first_op.get("threads")) if first_op else None,
             "threads_at_exit": _by_name(exit_event.get("threads")) if exit_event else None,
+            "threads_at_first_op_explained": _explained(first_op.get("threads"), roles) if first_op else None,
+            "threads_at_exit_explained": _explained(exit_event.get("threads"), roles) if exit_event else None,
             "ended": _ending(exit_event),
             "calibration": (exit_event or {}).get("calibration"),
             "env": tf_event.get("env", {}),
@@ -398,6 +402,81 @@ def analyse(command: list[str], status: int, launch_env: dict[str, str], process
         "processes": reports,
         "verdicts": counts,
     }
+
+
+def _merged(settings: list[dict]) -> list[dict]:
+    """One entry per setting: the same field set to the same value again
+    (the shim's Session and set_session each apply the config; a program
+    that calls a setter twice), with the same verdict, is the first entry
+    `again` at its site. Each entry gets `code`: the user's line at its site."""
+    out: list[dict] = []
+    for setting in settings:
+        setting["code"] = _code_at(setting.get("site"))
+        first = next((s for s in out if s["field"] == setting["field"] and s["value"] == setting["value"]
+                      and s["verdict"] == setting["verdict"] and s["kind"] == setting["kind"] != "env"), None)
+        if first is None:
+            setting["again"] = []
+            out.append(setting)
+        else:
+            first["again"].append(setting.get("site"))
+    return out
+
+
+def _code_at(site: str | None) -> str | None:
+    """The source line at `file:line`, stripped (None when it cannot be read)."""
+    if not site:
+        return None
+    import linecache
+
+    path, _, line = site.rpartition(":")
+    try:
+        text = linecache.getline(path, int(line)).strip()
+    except (ValueError, OSError):
+        return None
+    return text or None
+
+
+def _thread_roles(events: list[dict], pid: int, named: bool) -> dict[str, str]:
+    """Thread id -> what it is, from the events' snapshots: the main thread,
+    the pools each event made (intra-op, inter-op, graph runner; eager or a
+    session's), the threads already there when TensorFlow had been imported
+    (numpy's OpenBLAS pool, Python threads), and those started later."""
+    roles: dict[str, str] = {str(pid): "main"}
+    if named:  # TensorFlow's own names say what a thread is wherever it was made
+        for event in events:
+            for tid, value in (event.get("threads") or {}).items():
+                if value[0] == "tf_graph_runner":
+                    roles.setdefault(tid, "graph runner")
+    tf_event = next((e for e in events if e["ev"] == "tf"), {})
+    for tid in tf_event.get("threads") or {}:
+        roles.setdefault(tid, "there when TensorFlow was imported (numpy's OpenBLAS pool, Python threads)")
+    exit_event = next((e for e in events if e["ev"] == "exit"), None)
+    calibration = (exit_event or {}).get("calibration")
+    busy = {str(t) for t in calibration["busy"]} if calibration else None
+    for window in _windows(events):
+        main = window.get("main", "python")
+        whose = ("eager" if window["ev"] == "first_op"
+                 else f"of the {window.get('kind')} at {_short(window.get('site'))}")
+        for tid, name in window["new"].items():
+            if named:
+                role = {main: "intra-op", "tf_Compute": "inter-op"}.get(name)
+                role = f"{role} ({whose})" if role else f"made by TensorFlow ({whose})"
+            elif busy is not None:
+                role = f"intra-op ({whose})" if tid in busy else f"inter-op or graph runner ({whose})"
+            else:
+                role = f"TensorFlow's pools ({whose})"
+            roles.setdefault(tid, role)
+    return roles
+
+
+def _explained(threads: dict | None, roles: dict[str, str]) -> dict[str, dict[str, int]]:
+    """Thread name -> {what they are: how many}."""
+    out: dict[str, dict[str, int]] = {}
+    for tid, value in (threads or {}).items():
+        role = roles.get(tid, "started later by the program (Python threads, tf.data, Keras)")
+        counts = out.setdefault(value[0], {})
+        counts[role] = counts.get(role, 0) + 1
+    return out
 
 
 def _ending(exit_event: dict | None) -> str:
@@ -455,17 +534,15 @@ def format_report(report: dict) -> str:
         if process["pools"]:
             lines.append(f"    counted from: {process['pools'][0]['how']}")
         if process["threads_at_first_op"] is not None:
-            lines.append(f"  threads at the first op: {_names(process['threads_at_first_op'])}")
+            lines.append(f"  threads at the first op: {_names_explained(process['threads_at_first_op_explained'])}")
         if process["threads_at_exit"] is not None:
-            lines.append(f"  threads at exit: {_names(process['threads_at_exit'])}")
+            lines.append(f"  threads at exit: {_names_explained(process['threads_at_exit_explained'])}")
         if process["settings"]:
             lines.append("  settings:")
         else:
             lines.append("  settings: none recorded (TensorFlow's defaults, unless the program ended before asking)")
         for setting in process["settings"]:
-            site = f" at {_short(setting['site'])}" if setting.get("site") else ""
-            also = "".join(f"; set_session at {_short(s)}" for s in setting.get("set_session") or [])
-            lines.append(f"    {setting['field']}={_value(setting['value'])} via {setting['api']}{site}{also}")
+            lines.append(f"    {setting['field']}={_value(setting['value'])} via {_asked_where(setting)}")
             lines.append(f"      -> {setting['verdict']}: {setting['why']}")
         if process["forked_children"]:
             children = process["forked_children"]
@@ -482,6 +559,30 @@ def format_report(report: dict) -> str:
 
 def _n(count: int, what: str) -> str:
     return f"{count} {what}{'' if count == 1 else 's'}"
+
+
+def _asked_where(setting: dict) -> str:
+    """The call and the user's line: `code` at file:line (through the TF
+    call it made, when the line does not name it), then where the same
+    value was set again."""
+    site = f" at {_short(setting['site'])}" if setting.get("site") else ""
+    api, code = setting["api"], setting.get("code")
+    called = api.split("(")[0].rsplit(".", 1)[-1]
+    text = f"`{code}`{site} (through {api})" if code and called not in code else f"{api}{site}"
+    also = "".join(f"; set_session at {_short(s)}" for s in setting.get("set_session") or [])
+    again = [f"{_short(s)}" + (f" `{_code_at(s)}`" if _code_at(s) else "") for s in setting.get("again") or []]
+    return text + also + (f"; the same again at {', '.join(again)}" if again else "")
+
+
+def _names_explained(explained: dict[str, dict[str, int]]) -> str:
+    """`total (name n = what + what; ...)`: every count said."""
+    total = sum(sum(roles.values()) for roles in explained.values())
+    parts = []
+    for name, roles in sorted(explained.items()):
+        count = sum(roles.values())
+        what = " + ".join(role if role == "main" and n == 1 else f"{n} {role}" for role, n in roles.items())
+        parts.append(f"{name} {count} = {what}")
+    return f"{total} (" + "; ".join(parts) + ")"
 
 
 def _names(counts: dict[str, int]) -> str:

@@ -38,6 +38,10 @@ def tune(
     from .child import run_child
 
     cpus = runtime.schedulable_cpus()
+    first, imported = _first_run(command, timeout)
+    if imported is False:  # Python ran, TensorFlow never: the pools are never made, there is nothing to tune
+        return {"command": command, "tensorflow_imported": False, "python_processes": first["python_processes"],
+                "exit_code": first["exit_code"]}
     points = [(0, 0)] + [(a, b) for a in intra for b in inter if (a, b) != (0, 0)]
     results = []
     per_point = warmup + repeat
@@ -55,10 +59,13 @@ def tune(
         runs: list[float] = []
         failed = None
         for number in range(per_point):
-            try:
-                result = run_child(command, env, timeout)
-            except OSError as error:
-                raise ToolError(f"cannot run {command[0]!r}: {error.strerror or error}") from None
+            if index == 1 and number == 0 and warmup:
+                result = first["result"]  # the first run (with the recorder) was the default point's warm-up
+            else:
+                try:
+                    result = run_child(command, env, timeout)
+                except OSError as error:
+                    raise ToolError(f"cannot run {command[0]!r}: {error.strerror or error}") from None
             done += 1
             if result.timed_out or result.returncode != 0:
                 failed = {"exit_code": result.returncode, "timed_out": result.timed_out,
@@ -95,6 +102,7 @@ def tune(
     verdict = _verdict(best, default, repeat)
     return {
         "command": command,
+        "tensorflow_imported": imported,
         "cpus": cpus,
         "repeat": repeat,
         "warmup": warmup,
@@ -105,6 +113,32 @@ def tune(
         "apply": how_to_apply(best["intra_op"], best["inter_op"]),
         **verdict,
     }
+
+
+def _first_run(command: list[str], timeout: float | None) -> tuple[dict, bool | None]:
+    """One run at TensorFlow's default with `run`'s recorder loaded: did a
+    Python process of the command import TensorFlow? None when it cannot be
+    told (no Python process loaded the recorder) or the run failed (the
+    points report the failure)."""
+    import tempfile
+    from pathlib import Path
+
+    from .child import run_child
+    from .run import analyse, load_events, recorder_env
+
+    env = child_env()
+    for name in ("TF_NUM_INTRAOP_THREADS", "TF_NUM_INTEROP_THREADS"):
+        env.pop(name, None)
+    with tempfile.TemporaryDirectory(prefix="tfcompat-threads-tune-") as events:
+        try:
+            result = run_child(command, recorder_env(events, env), timeout)
+        except OSError as error:
+            raise ToolError(f"cannot run {command[0]!r}: {error.strerror or error}") from None
+        processes = load_events(Path(events))
+    if not processes or result.timed_out or result.returncode != 0:
+        return {"result": result}, None  # not Python, or it failed: the points say how
+    imported = bool(analyse(command, result.returncode, {}, processes)["processes"])
+    return {"result": result, "python_processes": len(processes), "exit_code": result.returncode}, imported
 
 
 def how_to_apply(intra_op: int, inter_op: int) -> dict:
@@ -164,6 +198,10 @@ def _size(value: int, cpus: int) -> str:
 
 
 def format_tune(data: dict) -> str:
+    if data["tensorflow_imported"] is False:
+        count = data["python_processes"]
+        return (f"tfcompat-threads tune: `{_one_line(data['command'])}`: {count} Python "
+                f"process{'es' if count != 1 else ''} ran; none imported TensorFlow: nothing to tune\n")
     cpus = data["cpus"]
     lines = [f"{'intra':>5} {'inter':>5}  {'median s':>9} {'min s':>8} {'max s':>8} {'spread':>8}"]
     for r in data["results"]:

@@ -40,10 +40,21 @@ tf.config.set_logical_device_configuration(gpu, [tf.config.LogicalDeviceConfigur
                 yield context.finding(
                     self.code,
                     field_set.node,
-                    f"{shown}: no TF2 eager equivalent ({notes})",
+                    message(shown, notes),
                     help=f"decide what replaces {path} on TF2, then remove it",
                     cover=Cover((context.unit_key(unit),), "fixed"),  # its session's fix drops it, with a comment
                 )
+
+
+def message(shown: str, notes: str) -> str:
+    """`shown: no TF2 eager equivalent (notes)`, the notes' own opening
+    words not said twice."""
+    lead = "no TF2 eager equivalent"
+    if notes.lower().startswith(lead.lower()):
+        notes = notes[len(lead):].lstrip(";:,. ")
+    if notes[:2].istitle():  # "No fraction API": inside the parentheses, as the sentence goes on
+        notes = notes[0].lower() + notes[1:]
+    return f"{shown}: {lead}" + (f" ({notes.rstrip('.')})" if notes else "")
 
 
 RULE = UnmappableField()
