@@ -22,6 +22,11 @@ def _codemod_options(function):
         click.option("--target", type=click.Choice(["native", "shim"]),
                      help="Fix to native TF2 calls or to the tfcompat_threads shim [default: native, or the "
                      "settings']."),
+        click.option("--tf-version", metavar="X.Y",
+                     help="The oldest TensorFlow the fixed code must run on: only names it has are written "
+                     "[default: the settings', else the lowest the project's requirements allow, else 2.1]."),
+        click.option("--show-settings", is_flag=True,
+                     help="Print the settings this run would use, and where each came from; check nothing."),
         click.option("--unsafe-fixes/--no-unsafe-fixes", default=None,
                      help="Count fixes marked unsafe as fixable (fix: apply them too)."),
         click.option("--select", multiple=True, help="Only these rules: codes, prefixes or names, comma-separated."),
@@ -117,18 +122,24 @@ def _indent(code: str) -> str:
     return "".join(f"    {line}\n" if line else "\n" for line in code.rstrip("\n").split("\n"))
 
 
-def _settings(paths, stdin_filename, target, unsafe_fixes, select, extend_select, ignore):
+def _settings(paths, stdin_filename, target, tf_version, unsafe_fixes, select, extend_select, ignore):
+    from . import settings as settings_module
     from .settings import SettingsError, check_codes, load
 
     first = stdin_filename or (paths[0] if paths[0] != "-" else ".")
+    changes = {}
     try:
         settings = load(first)
         check_codes(_codes(select), "--select")
         check_codes(_codes(extend_select), "--extend-select")
         check_codes(_codes(ignore), "--ignore")
+        if tf_version is not None:
+            changes.update(tf_version=settings_module.tf_version(tf_version, "--tf-version"),
+                           tf_version_source="--tf-version")
+        else:
+            settings = settings_module.with_declared_tf_version(settings, first)
     except SettingsError as error:
         raise click.UsageError(str(error)) from None
-    changes = {}
     if target:
         changes["target"] = target
     if unsafe_fixes is not None:
@@ -142,8 +153,9 @@ def _settings(paths, stdin_filename, target, unsafe_fixes, select, extend_select
     return settings.replace(**changes)
 
 
-def _run(mode: Mode, paths, target, unsafe_fixes, select, extend_select, ignore, output_format, statistics, jobs, quiet,
-         exit_zero, stdin_filename, force_exclude, no_cache, show_fixes=False) -> int:
+def _run(mode: Mode, paths, target, tf_version, show_settings, unsafe_fixes, select, extend_select, ignore,
+         output_format, statistics, jobs, quiet, exit_zero, stdin_filename, force_exclude, no_cache,
+         show_fixes=False) -> int:
     from . import formats, runner
     from .files import FileError, discover, read_stdin, write_atomic
     from .report import Report
@@ -155,7 +167,10 @@ def _run(mode: Mode, paths, target, unsafe_fixes, select, extend_select, ignore,
         raise click.UsageError("--stdin-filename names standard input: give no paths (or `-`) with it")
     from_stdin = paths == ("-",) or (stdin_filename is not None and not paths)
     paths = paths or (".",)
-    settings = _settings(paths, stdin_filename, target, unsafe_fixes, select, extend_select, ignore)
+    settings = _settings(paths, stdin_filename, target, tf_version, unsafe_fixes, select, extend_select, ignore)
+    if show_settings:
+        click.echo(_settings_text(settings))
+        return 0
     report = Report(mode, settings.unsafe_fixes, unsafe_flag=bool(unsafe_fixes))
     code_to_stdout = mode is Mode.FIX and from_stdin  # `fix -`: standard output is the file
     data_to_stdout = code_to_stdout or mode is Mode.DIFF  # then findings and the summary go to stderr
@@ -225,6 +240,24 @@ def _run(mode: Mode, paths, target, unsafe_fixes, select, extend_select, ignore,
     if not quiet:
         click.echo(report.summary(time.perf_counter() - started), err=info)
     return report.exit_code(exit_zero)
+
+
+def _settings_text(settings) -> str:
+    """--show-settings: each setting as the file spells it, and where the settings came from."""
+    from .settings import FILE_KEYS
+
+    def shown(value) -> str:
+        if isinstance(value, bool):
+            return str(value).lower()
+        if isinstance(value, tuple):
+            return "[" + ", ".join(f'"{item}"' for item in value) + "]"
+        return "(none)" if value is None else f'"{value}"'
+
+    lines = [f"settings file: {settings.source or 'none'}"]
+    for key, field in FILE_KEYS.items():
+        value = getattr(settings, field.name)
+        lines.append(f"{key} = {shown(value)}" + (f"  # {settings.tf_version_source}" if key == "tf-version" else ""))
+    return "\n".join(lines)
 
 
 def _statistics(entries, mode: Mode) -> str:

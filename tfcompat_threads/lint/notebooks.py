@@ -418,7 +418,8 @@ def run(data: bytes, settings, fix: bool, enabled: frozenset[str], path: str | N
     module = NotebookModule(notebook)
     try:
         outcome = engine.run(module, settings.target, None, wants=enabled.__contains__,
-                             unsafe_fixes=settings.unsafe_fixes, fix=fix, path=path, memo=memo)
+                             unsafe_fixes=settings.unsafe_fixes, fix=fix, path=path, memo=memo,
+                             tf_version=settings.tf_version)
     except SourceError as error:
         starts = module.builds[-1] if module.builds else [1]
         index = max(i for i, start in enumerate(starts) if start <= error.line)

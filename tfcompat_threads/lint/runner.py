@@ -99,7 +99,8 @@ def _process(data: bytes, path: str, settings: Settings, mode: Mode, enabled: fr
             result.cells = module.changed_cells() if module is not None else []
         else:
             outcome = engine.run(data, settings.target, path, wants=enabled.__contains__,
-                                 unsafe_fixes=settings.unsafe_fixes, fix=fix, memo=memo)
+                                 unsafe_fixes=settings.unsafe_fixes, fix=fix, memo=memo,
+                                 tf_version=settings.tf_version)
     except SourceError as error:
         result.error = f"{path}:{error.line}:{error.column}: {error.message}"
         return result

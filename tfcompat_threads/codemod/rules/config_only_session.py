@@ -80,6 +80,10 @@ tf.config.threading.set_intra_op_parallelism_threads(2)
                 fix = None
                 help = ("its fields come from **kwargs, known at run time only: use `--target shim` (the shim "
                         "applies them), or call tfcompat_threads.configure(config) where the session was made")
+            elif plan.unavailable:
+                fix = None
+                help = (f"{plan.unavailable}: use `--target shim` (it works on every release), or a newer "
+                        "`--tf-version` if that release is no longer run")
             elif plan.tf_missing:
                 fix = None
                 help = ("no free name for TensorFlow here (`tf` and `tensorflow` are both taken): import "

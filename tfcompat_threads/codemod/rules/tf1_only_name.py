@@ -70,6 +70,12 @@ with tf.compat.v1.Session(config=config) as sess:
         yield from self._from_imports(context, {**shim_keys, **rename_keys})
 
     def _rename(self, context, node, symbol, cover, key):
+        unavailable = context.unavailable("compat.v1")
+        if unavailable:
+            return context.finding(
+                self.code, node, f"{context.code(node)} does not exist on TF2", None,
+                help=f"{unavailable}: the code runs there as it is; use `--target shim` to make it run on TF2 too",
+                key=key, cover=cover)
         root = node
         while type(root) is ast.Attribute:
             root = root.value
@@ -149,11 +155,15 @@ with tf.compat.v1.Session(config=config) as sess:
                         break
                     keys.append(key)
                 cover = Cover(tuple(dict.fromkeys(keys)), "fixed") if keys else None
+                unavailable = context.unavailable("compat.v1")
+                fix = None if unavailable else Fix(Applicability.SAFE, "import it from tensorflow.compat.v1",
+                                                   [MoveImport(context.source.start(node), alias.name)])
                 yield context.finding(
                     self.code, alias,
-                    f"`from tensorflow import {alias.name}` fails on TF2 (fix: import it from tensorflow.compat.v1)",
-                    Fix(Applicability.SAFE, "import it from tensorflow.compat.v1",
-                        [MoveImport(context.source.start(node), alias.name)]),
+                    f"`from tensorflow import {alias.name}` fails on TF2"
+                    + ("" if unavailable else " (fix: import it from tensorflow.compat.v1)"), fix,
+                    help=f"{unavailable}: the code runs there as it is; use `--target shim` to make it run on TF2 "
+                    "too" if unavailable else "",
                     key=f"move@{context.source.start(alias)}", cover=cover)
 
     @staticmethod
