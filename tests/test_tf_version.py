@@ -180,3 +180,9 @@ def test_a_tf_version_setting_of_the_wrong_type_is_a_usage_error(project):
     (project / "pyproject.toml").write_text("[tool.tfcompat-threads]\ntf-version = 1.15\n")
     result = cli("check", ".", cwd=project)
     assert result.exit_code == 2 and "tf-version must be a str" in result.stderr
+
+
+def test_the_library_refuses_what_is_no_release():
+    with pytest.raises(ValueError, match="is not a TensorFlow release"):
+        transform(LEGACY, "native", tf_version="1.x")
+    assert transform(LEGACY, "native", tf_version="2.4.4").source == transform(LEGACY, "native").source

@@ -6,6 +6,7 @@ settings, noqa)."""
 
 from __future__ import annotations
 
+from ..options import release
 from .engine import TARGETS, Outcome, run
 from .prefilter import may_need_codemod
 from .source import SourceError
@@ -36,6 +37,8 @@ def transform(source: bytes, target: str = "native", filename: str | None = None
     oldest TensorFlow the new code must run on (default: the names of 2.1 on)."""
     if target not in TARGETS:
         raise ValueError(f"target must be one of {TARGETS}, not {target!r}")
+    if tf_version is not None:
+        release(tf_version)  # ValueError for what is no release
     if not force and not may_need_codemod(source):
         return Outcome([], source)
     try:

@@ -36,7 +36,9 @@ tf.config.threading.set_intra_op_parallelism_threads(2)
         "native: each field becomes its TF2 call where it was set, and the session and `set_session` go. "
         "Unsafe when a field has no TF2 call (it is left as a comment) or a mapping differs in a documented "
         "way, or the settings come after the first op; then applied only with `--unsafe-fixes`. "
-        "shim: always safe, `tfcompat_threads` applies the config process-wide."
+        "No native fix when the oldest TensorFlow the code must run on (`--tf-version`) lacks a call it needs "
+        "(`tf.config.threading` before 1.14). shim: always safe, `tfcompat_threads` applies the config "
+        "process-wide."
     )
     valid = (
         "import tensorflow as tf\ntf.config.threading.set_intra_op_parallelism_threads(2)\n",

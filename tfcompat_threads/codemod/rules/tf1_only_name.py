@@ -36,7 +36,8 @@ with tf.compat.v1.Session(config=config) as sess:
     fixable = "yes (safe)"
     fix_safety = (
         "Safe: `tf.compat.v1` has the same objects, and a session that runs graphs honours its config. "
-        "With `--target shim` the session API goes to `tfcompat_threads` instead."
+        "With `--target shim` the session API goes to `tfcompat_threads` instead. No fix when the oldest "
+        "TensorFlow the code must run on (`--tf-version`) is older than 1.13, which has no `tf.compat.v1`."
     )
     valid = (
         "import tensorflow as tf\nconfig = tf.compat.v1.ConfigProto()\n",
