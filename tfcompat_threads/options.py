@@ -81,7 +81,7 @@ class Option(NamedTuple):  # a NamedTuple: cheaper to define than a dataclass
     config ran, a host without GPUs included (TF1 ignored GPU options there)."""
     since: str
     """First TF release that has the TF2 call as `native` spells it (older
-    spellings: `NAMES`; tests/test_options.py ties the two)."""
+    spellings: `NAMES`; tests/test_tf_version.py ties the two)."""
     applicability: Applicability
     timing: Timing
     notes: str
@@ -316,6 +316,7 @@ def spelled(template: str, tf_version: str | None) -> str:
 def written_names(template: str) -> list[str]:
     """The NAMES keys a template writes, in order."""
     return _TEMPLATE_NAME.findall(template)
+
 
 THREAD_FIELDS = ("intra_op_parallelism_threads", "inter_op_parallelism_threads")
 

@@ -1,6 +1,7 @@
 """What the rules of one file share: the source, the analysis, the target
-and the oldest TensorFlow it must run on, the names TensorFlow has in each scope, and the plan of each config-only
-unit (the TF2 calls that replace it). Computed once, on first use."""
+and the oldest TensorFlow the fixed code must run on, the names TensorFlow
+has in each scope, and the plan of each config-only unit (the TF2 calls that
+replace it). Computed once, on first use."""
 
 from __future__ import annotations
 

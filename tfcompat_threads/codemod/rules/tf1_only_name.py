@@ -11,6 +11,9 @@ from ..findings import ERROR, Cover, EnsureImport, Fix, MoveImport
 from ..source import Edit
 from . import Example, Rule
 
+# The help where the oldest TensorFlow to run on (tf-version) has no tf.compat.v1.
+_KEEP_HELP = "{unavailable}: the code runs there as it is; use `--target shim` to make it run on TF2 too"
+
 
 class Tf1OnlyName(Rule):
     code = "TFT002"
@@ -75,8 +78,7 @@ with tf.compat.v1.Session(config=config) as sess:
         if unavailable:
             return context.finding(
                 self.code, node, f"{context.code(node)} does not exist on TF2", None,
-                help=f"{unavailable}: the code runs there as it is; use `--target shim` to make it run on TF2 too",
-                key=key, cover=cover)
+                help=_KEEP_HELP.format(unavailable=unavailable), key=key, cover=cover)
         root = node
         while type(root) is ast.Attribute:
             root = root.value
@@ -156,16 +158,16 @@ with tf.compat.v1.Session(config=config) as sess:
                         break
                     keys.append(key)
                 cover = Cover(tuple(dict.fromkeys(keys)), "fixed") if keys else None
+                message = f"`from tensorflow import {alias.name}` fails on TF2"
                 unavailable = context.unavailable("compat.v1")
-                fix = None if unavailable else Fix(Applicability.SAFE, "import it from tensorflow.compat.v1",
-                                                   [MoveImport(context.source.start(node), alias.name)])
-                yield context.finding(
-                    self.code, alias,
-                    f"`from tensorflow import {alias.name}` fails on TF2"
-                    + ("" if unavailable else " (fix: import it from tensorflow.compat.v1)"), fix,
-                    help=f"{unavailable}: the code runs there as it is; use `--target shim` to make it run on TF2 "
-                    "too" if unavailable else "",
-                    key=f"move@{context.source.start(alias)}", cover=cover)
+                if unavailable:
+                    fix, help = None, _KEEP_HELP.format(unavailable=unavailable)
+                else:
+                    message += " (fix: import it from tensorflow.compat.v1)"
+                    fix, help = Fix(Applicability.SAFE, "import it from tensorflow.compat.v1",
+                                    [MoveImport(context.source.start(node), alias.name)]), ""
+                yield context.finding(self.code, alias, message, fix, help=help,
+                                      key=f"move@{context.source.start(alias)}", cover=cover)
 
     @staticmethod
     def _covering_key(context, reference, edited_keys):
