@@ -121,6 +121,13 @@ def test_the_declared_requirement_is_found_from_a_file_below(tmp_path, name, con
     assert found.tf_version == "1.15" and found.where.startswith(str(tmp_path / name) + ": tensorflow")
 
 
+def test_a_declared_release_before_1_0_is_one_too(tmp_path):
+    (tmp_path / "requirements.txt").write_text("tensorflow>=0.12\n")
+    (tmp_path / "train.py").write_bytes(LEGACY)
+    result = cli("check", "train.py", cwd=tmp_path)
+    assert result.exit_code == 1 and "first exists in TensorFlow 1.14, and the code must run on 0.12" in result.stdout
+
+
 def test_the_oldest_declaration_wins_and_one_without_a_bound_says_nothing(tmp_path):
     (tmp_path / "requirements.txt").write_text("tensorflow>=2.4\n")
     (tmp_path / "requirements-old.txt").write_text("tensorflow-gpu==1.15.5\n")
@@ -165,7 +172,7 @@ def test_the_option_and_the_setting_come_before_the_requirement(project):
     assert cli("check", "--show-settings", cwd=project / "..").stdout.count("tf-version") == 1
 
 
-@pytest.mark.parametrize("value", ["1", "1.x", "abc", "0.12", "2.4.4.4", "", "v2.4"])
+@pytest.mark.parametrize("value", ["1", "1.x", "abc", "2.4.4.4", "", "v2.4", "2.4-rc1"])
 def test_a_malformed_tf_version_is_a_usage_error(project, value):
     result = cli("check", "--tf-version", value, ".", cwd=project)
     assert result.exit_code == 2

@@ -288,7 +288,7 @@ class NoName(Exception):
 
 def release(text: str) -> tuple[int, int]:
     """(major, minor) of "X.Y" or "X.Y.Z"; ValueError for anything else."""
-    match = re.fullmatch(r"\s*([1-9]\d*)\.(\d+)(?:\.\d+)?\s*", text)
+    match = re.fullmatch(r"\s*(\d+)\.(\d+)(?:\.\d+)?\s*", text)
     if match is None:
         raise ValueError(f"{text!r} is not a TensorFlow release: give MAJOR.MINOR, e.g. 1.15")
     return int(match.group(1)), int(match.group(2))
