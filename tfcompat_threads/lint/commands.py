@@ -123,8 +123,7 @@ def _indent(code: str) -> str:
 
 
 def _settings(paths, stdin_filename, target, tf_version, unsafe_fixes, select, extend_select, ignore):
-    from . import settings as settings_module
-    from .settings import SettingsError, check_codes, load
+    from .settings import SettingsError, check_codes, checked_tf_version, load, with_declared_tf_version
 
     first = stdin_filename or (paths[0] if paths[0] != "-" else ".")
     changes = {}
@@ -134,10 +133,10 @@ def _settings(paths, stdin_filename, target, tf_version, unsafe_fixes, select, e
         check_codes(_codes(extend_select), "--extend-select")
         check_codes(_codes(ignore), "--ignore")
         if tf_version is not None:
-            changes.update(tf_version=settings_module.tf_version(tf_version, "--tf-version"),
+            changes.update(tf_version=checked_tf_version(tf_version, "--tf-version"),
                            tf_version_source="--tf-version")
         else:
-            settings = settings_module.with_declared_tf_version(settings, first)
+            settings = with_declared_tf_version(settings, first)
     except SettingsError as error:
         raise click.UsageError(str(error)) from None
     if target:

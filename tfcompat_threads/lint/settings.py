@@ -126,12 +126,12 @@ def load(start: str) -> Settings:
     for key in ("select", "extend-select", "ignore"):
         check_codes(values.get(key.replace("-", "_"), ()), f"{path}: [{SECTION}] {key}")
     if "tf_version" in values:
-        values["tf_version"] = tf_version(values["tf_version"], f"{path}: [{SECTION}] tf-version")
+        values["tf_version"] = checked_tf_version(values["tf_version"], f"{path}: [{SECTION}] tf-version")
         values["tf_version_source"] = f"{path}: [{SECTION}] tf-version"
     return Settings(source=path, **values)
 
 
-def tf_version(text: str, where: str) -> str:
+def checked_tf_version(text: str, where: str) -> str:
     """"X.Y" of a tf-version value ("1.15", "2.4.4"); SettingsError naming `where` for anything else."""
     from ..options import release
 
