@@ -20,7 +20,7 @@ pytestmark = pytest.mark.tf
 # Every release the table dates a name to, and the default (None: the names of 2.1 on).
 CHOICES = (None, *sorted({since for name in options.NAMES.values()
                           for since in (name.since, *(s for s, _ in name.before))}, key=options.release))
-DEFAULT_RELEASE = (2, 1)
+DEFAULT_RELEASE = max(options.release(name.since) for name in options.NAMES.values())  # the newest spellings: 2.1
 
 
 def satisfied(choice: str | None) -> bool:
