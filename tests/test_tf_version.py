@@ -107,7 +107,7 @@ def test_lower_bound_of_a_requirement(requirement, bound):
 
 
 @pytest.mark.parametrize("name,content", [
-    ("requirements.txt", "numpy\n# tensorflow>=2.9\n-r base.txt\ntensorflow-gpu==1.15.0\n"),
+    ("requirements.txt", "numpy\n# tensorflow>=2.9\n-r base.txt\ntensorflow-gpu==1.15.0  # or tensorflow\n"),
     ("requirements-gpu.txt", "tensorflow-gpu>=1.15,<2\n"),
     ("pyproject.toml", '[project]\nname = "x"\ndependencies = ["numpy", "tensorflow>=1.15"]\n'),
     ("setup.py", "from setuptools import setup\nsetup(name='x', install_requires=[\n    'numpy',\n"
@@ -119,6 +119,7 @@ def test_the_declared_requirement_is_found_from_a_file_below(tmp_path, name, con
     (tmp_path / "pkg" / "sub").mkdir(parents=True)
     found = declared(str(tmp_path / "pkg" / "sub" / "train.py"))
     assert found.tf_version == "1.15" and found.where.startswith(str(tmp_path / name) + ": tensorflow")
+    assert "#" not in found.where
 
 
 def test_a_declared_release_before_1_0_is_one_too(tmp_path):

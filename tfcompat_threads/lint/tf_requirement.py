@@ -80,7 +80,8 @@ def declared(start: str) -> Declared | None:
         for requirement in _requirements(name, text):
             bound = lower_bound(requirement)
             if bound is not None:
-                found.append(Declared(bound, f"{os.path.join(folder, name)}: {' '.join(requirement.split())}"))
+                shown = " ".join(requirement.split("#")[0].split())
+                found.append(Declared(bound, f"{os.path.join(folder, name)}: {shown}"))
     return min(found, default=None)
 
 
