@@ -26,7 +26,7 @@ def _codemod_options(function):
                      help="The oldest TensorFlow the fixed code must run on: only names it has are written "
                      "[default: the settings', else the lowest the project's requirements allow, else 2.1]."),
         click.option("--show-settings", is_flag=True,
-                     help="Print the settings this run would use, and where each came from; check nothing."),
+                     help="Print the settings this run would use (and where tf-version came from); check nothing."),
         click.option("--unsafe-fixes/--no-unsafe-fixes", default=None,
                      help="Count fixes marked unsafe as fixable (fix: apply them too)."),
         click.option("--select", multiple=True, help="Only these rules: codes, prefixes or names, comma-separated."),
