@@ -170,6 +170,19 @@ def test_settings_that_change_findings_do_not_share_entries(tmp_path):
     assert default != narrow and len({default, narrow, shim}) >= 2
 
 
+def test_the_tf_version_decides_findings_and_a_changed_requirement_is_seen(tmp_path):
+    """tf-version is a setting that decides fixes, also when it comes from the
+    project's requirements: a run after the requirement changed is not served
+    what the earlier one kept."""
+    cache = tmp_path / "cache"
+    tree = tree_of(tmp_path, main=MAIN)
+    newest = same_as_without_cache(tree, "check", ".", cache=cache)
+    (tree / "requirements.txt").write_text("tensorflow==1.12.0\n")
+    old = same_as_without_cache(tree, "check", ".", cache=cache)
+    assert old != newest and '"fix": null' in old and '"fix": null' not in newest
+    assert same_as_without_cache(tree, "check", "--tf-version", "2.4", ".", cache=cache) == newest
+
+
 def test_a_notebook_fixed_after_check_is_the_notebook_fixed_without_cache(tmp_path):
     from tests.test_notebooks import notebook
 

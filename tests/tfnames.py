@@ -9,7 +9,9 @@ import json
 import os
 import subprocess
 import sys
+from functools import lru_cache
 
+from tests.tfproc import TF_PYTHON
 from tfcompat_threads.codemod.scopes import Scopes
 
 
@@ -64,3 +66,40 @@ def missing(names, python: str = sys.executable) -> dict[str, str]:
 def unresolved(names: dict[str, str]) -> dict[str, str]:
     """{name: where it was seen} for the names the installed TF lacks."""
     return {name: f"{names[name]}: {reason}" for name, reason in missing(names).items()}
+
+
+@lru_cache(maxsize=None)
+def tf_release(python: str = TF_PYTHON) -> tuple[int, int]:
+    """(major, minor) of the TensorFlow `python` imports (a row of the test matrix)."""
+    proc = subprocess.run([python, "-c", "import tensorflow as tf; print(tf.__version__)"], capture_output=True,
+                          text=True, timeout=300, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
+    if proc.returncode != 0:
+        raise RuntimeError(f"{python} cannot import tensorflow:\n{proc.stderr[-2000:]}")
+    major, minor = proc.stdout.strip().splitlines()[-1].split(".")[:2]
+    return int(major), int(minor)
+
+
+def written_names(tf_version: str | None, keras2: bool = True) -> dict[str, str]:
+    """{tensorflow.name: what writes it} for every name the codemod writes when
+    the code must run on `tf_version`: each option's templates, spelled for that
+    release, and the tf.compat.v1 renames (those of Keras 2 only with `keras2`).
+    A name the release has no spelling for is not written (the fix is withheld)."""
+    from tfcompat_threads import options
+    from tfcompat_threads.codemod import symbols
+
+    found: dict[str, str] = {}
+    for option in options.OPTIONS:
+        for template in (option.native, *(form.template for form in option.forms)):
+            for name in options.written_names(template or ""):
+                try:
+                    found.setdefault("tensorflow." + options.spelling(name, tf_version), option.field)
+                except options.NoName:
+                    pass
+    try:
+        compat = options.spelling("compat.v1", tf_version)
+    except options.NoName:
+        return found
+    for name in symbols.TF1_ONLY:
+        if keras2 or name not in symbols.KERAS2_ONLY:
+            found.setdefault(f"tensorflow.{compat}.{name}", "tf1-only-name's rename")
+    return found

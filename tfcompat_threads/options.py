@@ -5,12 +5,17 @@ This module is the TF-free model of the options. The runtime shim
 `native` template, and the README's option table is printed from it
 (`scripts/update-readme`). Adding a field means adding one row.
 
+`NAMES` says which releases have each TensorFlow name the codemod writes, and
+how older releases spell it: `spelled()` writes a template for the oldest
+release the code must run on (`--tf-version`), or says which name it lacks.
+
 Field paths are dotted: `gpu_options.allow_growth`, `device_count.GPU`.
 """
 
 from __future__ import annotations
 
 import enum
+import re
 from typing import NamedTuple
 
 
@@ -75,7 +80,8 @@ class Option(NamedTuple):  # a NamedTuple: cheaper to define than a dataclass
     None: no TF2 equivalent. Every statement must run wherever the TF1
     config ran, a host without GPUs included (TF1 ignored GPU options there)."""
     since: str
-    """First TF release that has the TF2 call."""
+    """First TF release that has the TF2 call as `native` spells it (older
+    spellings: `NAMES`; tests/test_tf_version.py ties the two)."""
     applicability: Applicability
     timing: Timing
     notes: str
@@ -238,6 +244,80 @@ OPTIONS: tuple[Option, ...] = (
 
 BY_FIELD: dict[str, Option] = {option.field: option for option in OPTIONS}
 
+
+class Name(NamedTuple):
+    """A TensorFlow name the codemod writes, by release."""
+
+    since: str
+    """First release with the name as the key spells it."""
+    before: tuple[tuple[str, str], ...] = ()
+    """Spellings of older releases: (first release with it, name), oldest first."""
+
+
+# Every name below `tf.` that a template or a rename writes (checked on each
+# release of the test matrix: tests/tfnames.py). 1.14-2.0 have the device
+# calls under tf.config.experimental only; memory growth is experimental on
+# every release; tf.compat.v1 first exists in 1.13.
+NAMES: dict[str, Name] = {
+    "config.threading.set_intra_op_parallelism_threads": Name("1.14"),
+    "config.threading.set_inter_op_parallelism_threads": Name("1.14"),
+    "config.set_soft_device_placement": Name("1.14"),
+    "debugging.set_log_device_placement": Name("1.14"),
+    "config.experimental.set_memory_growth": Name("1.14"),
+    "config.list_physical_devices": Name("2.1", (("1.14", "config.experimental.list_physical_devices"),)),
+    "config.set_visible_devices": Name("2.1", (("1.14", "config.experimental.set_visible_devices"),)),
+    "config.set_logical_device_configuration": Name(
+        "2.1", (("1.14", "config.experimental.set_virtual_device_configuration"),)),
+    "config.LogicalDeviceConfiguration": Name("2.1", (("1.14", "config.experimental.VirtualDeviceConfiguration"),)),
+    "compat.v1": Name("1.13"),
+}
+
+_TEMPLATE_NAME = re.compile(r"\{tf\}\.([A-Za-z_][\w.]*)")
+
+
+class NoName(Exception):
+    """The release has no spelling of a name the code needs."""
+
+    def __init__(self, name: str, since: str, release: str) -> None:
+        self.name = name
+        self.since = since
+        self.release = release
+        super().__init__(f"tf.{name} first exists in TensorFlow {since}, and the code must run on {release} "
+                         "(tf-version)")
+
+
+def release(text: str) -> tuple[int, int]:
+    """(major, minor) of "X.Y" or "X.Y.Z"; ValueError for anything else."""
+    match = re.fullmatch(r"\s*(\d+)\.(\d+)(?:\.\d+)?\s*", text)
+    if match is None:
+        raise ValueError(f"{text!r} is not a TensorFlow release: give MAJOR.MINOR, e.g. 1.15")
+    return int(match.group(1)), int(match.group(2))
+
+
+def spelling(name: str, tf_version: str | None) -> str:
+    """`name` (a key of NAMES) as `tf_version` spells it (None: the newest
+    spelling). Raises NoName when that release has none."""
+    entry = NAMES[name]
+    if tf_version is None:
+        return name
+    wanted = release(tf_version)
+    for since, spelled_as in ((entry.since, name), *reversed(entry.before)):
+        if release(since) <= wanted:
+            return spelled_as
+    raise NoName(name, (entry.before[0][0] if entry.before else entry.since), tf_version)
+
+
+def spelled(template: str, tf_version: str | None) -> str:
+    """The template with every `{tf}.name` as `tf_version` spells it; NoName
+    when that release lacks one."""
+    return _TEMPLATE_NAME.sub(lambda m: "{tf}." + spelling(m.group(1), tf_version), template)
+
+
+def written_names(template: str) -> list[str]:
+    """The NAMES keys a template writes, in order."""
+    return _TEMPLATE_NAME.findall(template)
+
+
 THREAD_FIELDS = ("intra_op_parallelism_threads", "inter_op_parallelism_threads")
 
 # Fields whose value is a message or a map: a dotted path below them names a row.
@@ -273,10 +353,21 @@ def markdown_table() -> str:
                 + f" ({form.applicability.name.lower()})" for form in option.forms)
         notes = option.notes + (f" Env: `{option.env}`." if option.env else "")
         lines.append(
-            f"| `{option.field}` | {tf2} | {option.since} | {option.applicability.name.lower()} "
+            f"| `{option.field}` | {tf2} | {_since(option)} | {option.applicability.name.lower()} "
             f"| {option.timing} | {notes} |"
         )
     return "\n".join(lines) + "\n"
+
+
+def _since(option: Option) -> str:
+    """The row's release, and the older spellings the codemod writes for older ones."""
+    templates = [option.native or "", *(form.template for form in option.forms)]
+    older: dict[str, str] = {}
+    for name in dict.fromkeys(n for t in templates for n in written_names(t)):
+        for since, spelled_as in NAMES[name].before:
+            older.setdefault(since, "")
+            older[since] += f"{', ' if older[since] else ''}`tf.{spelled_as}`"
+    return option.since + "".join(f"<br>from {since}: {names}" for since, names in older.items())
 
 
 def example(template: str) -> str:

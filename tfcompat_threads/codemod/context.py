@@ -1,6 +1,7 @@
-"""What the rules of one file share: the source, the analysis, the target,
-the names TensorFlow has in each scope, and the plan of each config-only
-unit (the TF2 calls that replace it). Computed once, on first use."""
+"""What the rules of one file share: the source, the analysis, the target
+and the oldest TensorFlow the fixed code must run on, the names TensorFlow
+has in each scope, and the plan of each config-only unit (the TF2 calls that
+replace it). Computed once, on first use."""
 
 from __future__ import annotations
 
@@ -54,13 +55,26 @@ class UnitPlan(NamedTuple):
     """No free name for TensorFlow where a TF2 call goes: no fix."""
     fields_unknown: bool
     """ConfigProto(**kwargs): the fields are known at run time only: no native fix."""
+    unavailable: str
+    """Why the oldest TensorFlow to run on lacks a name the fix needs ("" when none): no fix."""
 
 
 class Context:
-    def __init__(self, source: Source, analysis: Analysis, target: str) -> None:
+    def __init__(self, source: Source, analysis: Analysis, target: str, tf_version: str | None = None) -> None:
         self.source = source
         self.analysis = analysis
         self.target = target
+        self.tf_version = tf_version
+        """The oldest TensorFlow ("X.Y") the fixed code must run on; None: the newest spellings."""
+
+    def unavailable(self, name: str) -> str:
+        """Why the oldest TensorFlow to run on lacks `name` (a key of
+        options.NAMES), or "" when it has it."""
+        try:
+            opts.spelling(name, self.tf_version)
+        except opts.NoName as error:
+            return str(error)
+        return ""
 
     # -- findings -------------------------------------------------------------------
 
@@ -164,6 +178,7 @@ class Context:
         edits: list = []
         imports: set[EnsureImport] = set()
         tf_missing = False
+        unavailable = ""
         for field_set in unit.field_sets:
             if any(f.path in opts.THREAD_FIELDS for f in field_set.fields):
                 op = self.analysis.first_op_before(field_set.node)
@@ -221,6 +236,10 @@ class Context:
                     if not template:
                         lines += [(indent + c, False) for c in inline]
                         continue
+                    try:
+                        template = opts.spelled(template, self.tf_version)
+                    except opts.NoName as error:
+                        unavailable = unavailable or str(error)
                     if alias is None:
                         found = self.tf_alias(statement)
                         if found is None:
@@ -242,7 +261,7 @@ class Context:
             blocked.append("thread settings come after TensorFlow ran an op")
         edits += sorted(imports)
         return UnitPlan(edits, applicability, "; ".join(dict.fromkeys(blocked)), dropped, late, tf_missing,
-                        unit.kwargs)
+                        unit.kwargs, unavailable)
 
     def _statement_range(self, statement: ast.stmt) -> tuple[int, int]:
         source = self.source

@@ -45,15 +45,17 @@ class Outcome:
         rewritten, and its findings are still reported (as ruff warns and goes on)."""
 
 
-def lint(source: Source, target: str, path: str | None = None) -> tuple[Context, list[Finding]]:
+def lint(source: Source, target: str, path: str | None = None,
+         tf_version: str | None = None) -> tuple[Context, list[Finding]]:
     """Every finding of every rule, with its fix, unfiltered. `path`: the file,
-    whose repository's other modules a flow may be followed into."""
+    whose repository's other modules a flow may be followed into.
+    `tf_version`: the oldest TensorFlow ("X.Y") the fixed code must run on."""
     from .project import Project
     from .rules import RULES
 
     project = Project.of(path)
     analysis = Analysis(source, project, Path(path).resolve() if project is not None else None)
-    context = Context(source, analysis, target)
+    context = Context(source, analysis, target, tf_version)
     findings = [finding for rule in RULES.values() for finding in rule.check(context)]
     regions = context.tf1_regions
     if regions:  # code that only runs on TF1 is right where it runs: no finding, no change
@@ -273,7 +275,7 @@ def run(document: bytes | Module, target: str = "native", filename: str | None =
 def _run(document: bytes | Module, target: str = "native", filename: str | None = None, *,
         wants: Callable[[str], bool] | None = None, unsafe_fixes: bool = False,
         fix: bool = True, noqa: bool = True, path: str | None = None, memo=None,
-        add_noqa: bool = False) -> Outcome:
+        add_noqa: bool = False, tf_version: str | None = None) -> Outcome:
     """Findings of one module and, with `fix`, the fixed module (a .py file's
     bytes, or a `Module`-like document such as a notebook, edited in place).
     Raises SourceError for code that cannot be decoded or parsed, and never
@@ -281,7 +283,9 @@ def _run(document: bytes | Module, target: str = "native", filename: str | None 
     `filename` is not it (a notebook's module). `wants`: the codes to report
     (default: the rules on by default). `memo` (lint/cache.py): the first
     round's findings and edits, kept by an earlier run of the same settings
-    when the module's bytes and everything its analysis read are unchanged."""
+    when the module's bytes and everything its analysis read are unchanged.
+    `tf_version`: the oldest TensorFlow ("X.Y") the fixed code must run on
+    (None: the newest names)."""
     if wants is None:
         from .rules import DEFAULT
 
@@ -291,7 +295,7 @@ def _run(document: bytes | Module, target: str = "native", filename: str | None 
     module = Module(document) if isinstance(document, bytes) else document
 
     def round_(source: Source) -> tuple[Context, list[Finding]]:
-        context, found = lint(source, target, path or filename)
+        context, found = lint(source, target, path or filename, tf_version)
         return context, select(found, wants, suppressions(source.text) if noqa else {}, unsafe_fixes)
 
     if add_noqa:

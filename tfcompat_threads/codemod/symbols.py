@@ -72,14 +72,14 @@ GRAPH_SESSION_METHODS = ("managed_session", "prepare_session", "test_session", "
 OPENMP_THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "KMP_BLOCKTIME", "KMP_AFFINITY",
                            "KMP_SETTINGS", "KMP_HW_SUBSET")
 
-# Session-config names that TF2 has only under tf.compat.v1.
+# Session-config names that TF2 has only under tf.compat.v1 (each checked on every
+# release of the test matrix, 1.15 to the newest: tests/test_tf_version_tf.py).
 TF1_ONLY = frozenset(
     {
         "ConfigProto",
         "GPUOptions",
         "GraphOptions",
         "OptimizerOptions",
-        "RPCOptions",
         "RunOptions",
         "RunMetadata",
         "Session",

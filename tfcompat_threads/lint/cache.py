@@ -8,7 +8,7 @@ that fix them. A later run uses them only when nothing they came from has
 changed:
 - the file's bytes (the module's, for a notebook),
 - this tool's code, Python's version and libcst's,
-- the settings that decide findings (target, rules, unsafe fixes),
+- the settings that decide findings (target, tf-version, rules, unsafe fixes),
 - and every answer the repository gave the analysis: the bytes of each
   other module it read, which modules exist, which files mention a name
   (`Project.recording`). These are asked again, and must be the same.
@@ -71,7 +71,7 @@ class Cache:
             _prune(root, keep=build)
         except Exception:  # a broken install, a folder that cannot be made: no cache, never an error
             return None
-        key = repr((_FORMAT, settings.target, settings.unsafe_fixes, sorted(enabled)))
+        key = repr((_FORMAT, settings.target, settings.tf_version, settings.unsafe_fixes, sorted(enabled)))
         return Cache(str(folder), key)
 
     def memo(self, path: str) -> Memo | None:

@@ -23,6 +23,11 @@ def _codemod_options(function):
         click.option("--target", type=click.Choice(["native", "shim"]),
                      help="Fix to native TF2 calls or to the tfcompat_threads shim [default: native, or the "
                      "settings']."),
+        click.option("--tf-version", metavar="X.Y",
+                     help="The oldest TensorFlow the fixed code must run on: only names it has are written "
+                     "[default: the settings', else the lowest the project's requirements allow, else 2.1]."),
+        click.option("--show-settings", is_flag=True,
+                     help="Print the settings this run would use (and where tf-version came from); check nothing."),
         click.option("--unsafe-fixes/--no-unsafe-fixes", default=None,
                      help="Count fixes marked unsafe as fixable (fix: apply them too)."),
         click.option("--select", multiple=True, help="Only these rules: codes, prefixes or names, comma-separated."),
@@ -50,26 +55,10 @@ def _codemod_options(function):
 @_codemod_options
 @click.option("--add-noqa", is_flag=True,
               help="Add a `# noqa: CODE` comment at every finding (merged into a noqa comment already there).")
-@click.option("--show-settings", is_flag=True,
-              help="Print the resolved settings, each with the file (or option) it came from, and exit.")
-def check(add_noqa: bool, show_settings: bool, **options) -> None:
+def check(add_noqa: bool, **options) -> None:
     """Report findings; change nothing. [*] marks what `fix` applies.
     With --add-noqa: turn every finding off where it is (then burn the list down)."""
-    if show_settings:
-        sys.exit(_show_settings(**options))
     sys.exit(_run(Mode.ADD_NOQA if add_noqa else Mode.CHECK, **options))
-
-
-def _show_settings(paths, stdin_filename, target, unsafe_fixes, select, extend_select, ignore, **_) -> int:
-    from .settings import describe, file_keys
-
-    paths = paths or (".",)
-    settings = _settings(paths, stdin_filename, target, unsafe_fixes, select, extend_select, ignore)
-    given = {name for name, value in (("target", target), ("unsafe_fixes", unsafe_fixes), ("select", select),
-                                       ("extend_select", extend_select), ("ignore", ignore))
-             if value not in (None, ())}
-    click.echo(describe(settings, file_keys(settings.source), given), nl=False)
-    return 0
 
 
 @click.command(short_help="Print the diff `fix` would apply.")
@@ -137,18 +126,23 @@ def _indent(code: str) -> str:
     return "".join(f"    {line}\n" if line else "\n" for line in code.rstrip("\n").split("\n"))
 
 
-def _settings(paths, stdin_filename, target, unsafe_fixes, select, extend_select, ignore):
-    from .settings import SettingsError, check_codes, load
+def _settings(paths, stdin_filename, target, tf_version, unsafe_fixes, select, extend_select, ignore):
+    from .settings import SettingsError, check_codes, checked_tf_version, load, with_declared_tf_version
 
     first = stdin_filename or (paths[0] if paths[0] != "-" else ".")
+    changes = {}
     try:
         settings = load(first)
         check_codes(_codes(select), "--select")
         check_codes(_codes(extend_select), "--extend-select")
         check_codes(_codes(ignore), "--ignore")
+        if tf_version is not None:
+            changes.update(tf_version=checked_tf_version(tf_version, "--tf-version"),
+                           tf_version_source="--tf-version")
+        else:
+            settings = with_declared_tf_version(settings, first)
     except SettingsError as error:
         raise click.UsageError(str(error)) from None
-    changes = {}
     if target:
         changes["target"] = target
     if unsafe_fixes is not None:
@@ -162,8 +156,9 @@ def _settings(paths, stdin_filename, target, unsafe_fixes, select, extend_select
     return settings.replace(**changes)
 
 
-def _run(mode: Mode, paths, target, unsafe_fixes, select, extend_select, ignore, output_format, statistics, jobs, quiet,
-         exit_zero, stdin_filename, force_exclude, no_cache, show_fixes=False) -> int:
+def _run(mode: Mode, paths, target, tf_version, show_settings, unsafe_fixes, select, extend_select, ignore,
+         output_format, statistics, jobs, quiet, exit_zero, stdin_filename, force_exclude, no_cache,
+         show_fixes=False) -> int:
     from . import formats, runner
     from .files import FileError, discover, read_stdin, write_atomic
     from .report import Report
@@ -179,7 +174,16 @@ def _run(mode: Mode, paths, target, unsafe_fixes, select, extend_select, ignore,
     if from_stdin and mode is Mode.ADD_NOQA:
         raise click.UsageError("--add-noqa writes files: it cannot read standard input")
     paths = paths or (".",)
-    settings = _settings(paths, stdin_filename, target, unsafe_fixes, select, extend_select, ignore)
+    settings = _settings(paths, stdin_filename, target, tf_version, unsafe_fixes, select, extend_select, ignore)
+    if show_settings:
+        from .settings import describe, file_keys
+
+        given = {name for name, value in (("target", target), ("tf_version", tf_version),
+                                           ("unsafe_fixes", unsafe_fixes), ("select", select),
+                                           ("extend_select", extend_select), ("ignore", ignore))
+                 if value not in (None, ())}
+        click.echo(describe(settings, file_keys(settings.source), given), nl=False)
+        return 0
     report = Report(mode, settings.unsafe_fixes, unsafe_flag=bool(unsafe_fixes))
     code_to_stdout = mode is Mode.FIX and from_stdin  # `fix -`: standard output is the file
     data_to_stdout = code_to_stdout or mode is Mode.DIFF  # then findings and the summary go to stderr

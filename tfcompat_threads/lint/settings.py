@@ -4,6 +4,9 @@ the first path upwards), under the command line's options.
 The names of the settings are the fields of `Settings` (`extend_exclude` is
 `extend-exclude` in the file); a setting that is misspelled, of the wrong
 type, or a rule code that does not exist is an error, never ignored.
+
+`tf-version` not set: the oldest TensorFlow the project's requirements
+declare (lint/tf_requirement.py), else None (the names of TF 2.1 on).
 """
 
 from __future__ import annotations
@@ -33,8 +36,12 @@ class Settings(NamedTuple):
     extend_select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     unsafe_fixes: bool = False
+    tf_version: str | None = None
+    """The oldest TensorFlow ("X.Y") the fixed code must run on; None: the names of 2.1 on."""
     source: str | None = None
     """The pyproject.toml the settings came from."""
+    tf_version_source: str = "default: the names of TensorFlow 2.1 on"
+    """Where `tf_version` came from, as --show-settings says it."""
 
     def replace(self, **changes) -> Settings:
         return self._replace(**changes)
@@ -63,7 +70,7 @@ class _Key(NamedTuple):
 FILE_KEYS = {
     name.replace("_", "-"): _Key(name, getattr(kind, "__forward_arg__", kind))  # typing makes strings ForwardRefs
     for name, kind in Settings.__annotations__.items()
-    if name != "source"
+    if name not in ("source", "tf_version_source")
 }
 
 
@@ -95,6 +102,8 @@ def find_pyproject(start: str) -> str | None:
 
 
 def load(start: str) -> Settings:
+    """The settings of the pyproject.toml above `start` (tf-version: not yet
+    from the requirements; see with_declared_tf_version)."""
     path = find_pyproject(start)
     if path is None:
         return Settings()
@@ -104,7 +113,7 @@ def load(start: str) -> Settings:
         field = FILE_KEYS.get(key)
         if field is None:
             raise SettingsError(f"{path}: [{SECTION}] has no setting {key!r} (known: {', '.join(FILE_KEYS)})")
-        expected = bool if field.type == "bool" else str if field.type == "str" else list
+        expected = bool if field.type == "bool" else str if field.type.startswith("str") else list
         if expected is list:
             if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
                 raise SettingsError(f"{path}: [{SECTION}] {key} must be a list of strings")
@@ -116,6 +125,9 @@ def load(start: str) -> Settings:
         raise SettingsError(f"{path}: [{SECTION}] target must be \"native\" or \"shim\"")
     for key in ("select", "extend-select", "ignore"):
         check_codes(values.get(key.replace("-", "_"), ()), f"{path}: [{SECTION}] {key}")
+    if "tf_version" in values:
+        values["tf_version"] = checked_tf_version(values["tf_version"], f"{path}: [{SECTION}] tf-version")
+        values["tf_version_source"] = f"{path}: [{SECTION}] tf-version"
     return Settings(source=path, **values)
 
 
@@ -132,6 +144,8 @@ def describe(settings: Settings, from_file: set[str], from_command_line: set[str
         origins = [where for where, names in (("command line", from_command_line), (settings.source, from_file))
                    if field.name in names]
         origin = " and ".join(origins) if origins else "default"
+        if field.name == "tf_version" and settings.tf_version_source:
+            origin = settings.tf_version_source  # the option, the setting, or the declared requirement
         lines.append(f"{key} = {shown}  # {origin}")
     lines.append("# rules reported: " + ", ".join(sorted(settings.enabled())))
     return "\n".join(lines) + "\n"
@@ -140,6 +154,28 @@ def describe(settings: Settings, from_file: set[str], from_command_line: set[str
 def file_keys(path: str | None) -> set[str]:
     """The settings (field names) the settings file sets."""
     return {FILE_KEYS[key].name for key in _read_section(path) if key in FILE_KEYS} if path else set()
+
+
+def checked_tf_version(text: str, where: str) -> str:
+    """"X.Y" of a tf-version value ("1.15", "2.4.4"); SettingsError naming `where` for anything else."""
+    from ..options import release
+
+    try:
+        return "%d.%d" % release(text)
+    except ValueError as error:
+        raise SettingsError(f"{where}: {error}") from None
+
+
+def with_declared_tf_version(settings: Settings, start: str) -> Settings:
+    """`settings` with tf-version from the project's requirements when no setting gave one."""
+    if settings.tf_version is not None:
+        return settings
+    from .tf_requirement import declared
+
+    found = declared(start)
+    if found is None:
+        return settings
+    return settings.replace(tf_version=found.tf_version, tf_version_source=found.where)
 
 
 def _read_section(path: str) -> dict:

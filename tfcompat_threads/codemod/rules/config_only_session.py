@@ -36,7 +36,9 @@ tf.config.threading.set_intra_op_parallelism_threads(2)
         "native: each field becomes its TF2 call where it was set, and the session and `set_session` go. "
         "Unsafe when a field has no TF2 call (it is left as a comment) or a mapping differs in a documented "
         "way, or the settings come after the first op; then applied only with `--unsafe-fixes`. "
-        "shim: always safe, `tfcompat_threads` applies the config process-wide. "
+        "No native fix when the oldest TensorFlow the code must run on (`--tf-version`) lacks a call it needs "
+        "(`tf.config.threading` before 1.14). shim: always safe, `tfcompat_threads` applies the config "
+        "process-wide. "
         "A module-level session or config that something else may read is never deleted: another module "
         "(`from m import sess`, `m.sess`, `from m import *`), a notebook, `__all__`, a dynamic lookup "
         "(`eval`, `exec`, `globals()`, `vars()`, `sys.modules`) or a magic's code; its readers are followed "
@@ -91,6 +93,10 @@ tf.config.threading.set_intra_op_parallelism_threads(2)
                 fix = None
                 help = ("its fields come from **kwargs, known at run time only: use `--target shim` (the shim "
                         "applies them), or call tfcompat_threads.configure(config) where the session was made")
+            elif plan.unavailable:
+                fix = None
+                help = (f"{plan.unavailable}: use `--target shim` (it works on every release), or a newer "
+                        "`--tf-version` if that release is no longer run")
             elif plan.tf_missing:
                 fix = None
                 help = ("no free name for TensorFlow here (`tf` and `tensorflow` are both taken): import "

@@ -11,6 +11,9 @@ from ..findings import ERROR, Cover, EnsureImport, Fix, MoveImport
 from ..source import Edit
 from . import Example, Rule
 
+# The help where the oldest TensorFlow to run on (tf-version) has no tf.compat.v1.
+_KEEP_HELP = "{unavailable}: the code runs there as it is; use `--target shim` to make it run on TF2 too"
+
 
 class Tf1OnlyName(Rule):
     code = "TFT002"
@@ -36,7 +39,8 @@ with tf.compat.v1.Session(config=config) as sess:
     fixable = "yes (safe)"
     fix_safety = (
         "Safe: `tf.compat.v1` has the same objects, and a session that runs graphs honours its config. "
-        "With `--target shim` the session API goes to `tfcompat_threads` instead."
+        "With `--target shim` the session API goes to `tfcompat_threads` instead. No fix when the oldest "
+        "TensorFlow the code must run on (`--tf-version`) is older than 1.13, which has no `tf.compat.v1`."
     )
     valid = (
         "import tensorflow as tf\nconfig = tf.compat.v1.ConfigProto()\n",
@@ -70,6 +74,11 @@ with tf.compat.v1.Session(config=config) as sess:
         yield from self._from_imports(context, {**shim_keys, **rename_keys})
 
     def _rename(self, context, node, symbol, cover, key):
+        unavailable = context.unavailable("compat.v1")
+        if unavailable:
+            return context.finding(
+                self.code, node, f"{context.code(node)} does not exist on TF2", None,
+                help=_KEEP_HELP.format(unavailable=unavailable), key=key, cover=cover)
         root = node
         while type(root) is ast.Attribute:
             root = root.value
@@ -149,12 +158,16 @@ with tf.compat.v1.Session(config=config) as sess:
                         break
                     keys.append(key)
                 cover = Cover(tuple(dict.fromkeys(keys)), "fixed") if keys else None
-                yield context.finding(
-                    self.code, alias,
-                    f"`from tensorflow import {alias.name}` fails on TF2 (fix: import it from tensorflow.compat.v1)",
-                    Fix(Applicability.SAFE, "import it from tensorflow.compat.v1",
-                        [MoveImport(context.source.start(node), alias.name)]),
-                    key=f"move@{context.source.start(alias)}", cover=cover)
+                message = f"`from tensorflow import {alias.name}` fails on TF2"
+                unavailable = context.unavailable("compat.v1")
+                if unavailable:
+                    fix, help = None, _KEEP_HELP.format(unavailable=unavailable)
+                else:
+                    message += " (fix: import it from tensorflow.compat.v1)"
+                    fix, help = Fix(Applicability.SAFE, "import it from tensorflow.compat.v1",
+                                    [MoveImport(context.source.start(node), alias.name)]), ""
+                yield context.finding(self.code, alias, message, fix, help=help,
+                                      key=f"move@{context.source.start(alias)}", cover=cover)
 
     @staticmethod
     def _covering_key(context, reference, edited_keys):

@@ -1,0 +1,135 @@
+"""--tf-version on the TensorFlow of the row (tests/tfproc.py TF_PYTHON):
+every name the codemod writes for each tf-version this release satisfies
+resolves here, and no name the table dates after it does (the table cannot
+drift either way); the runnable fixtures' native outputs for --tf-version 1.15
+and for the default run here, with their pools counted against what
+TensorFlow's own way of asking for the same sizes gives on this release."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.test_codemod_fixtures import RUNNABLE, expected_pools, runs
+from tests.tfnames import missing, tf_release, written_names
+from tests.tfproc import TF_PYTHON, ScenarioFailed, run
+from tfcompat_threads import options
+from tfcompat_threads.codemod import transform
+
+pytestmark = pytest.mark.tf
+
+# Every release the table dates a name to, and the default (None: the names of 2.1 on).
+CHOICES = (None, *sorted({since for name in options.NAMES.values()
+                          for since in (name.since, *(s for s, _ in name.before))}, key=options.release))
+DEFAULT_RELEASE = max(options.release(name.since) for name in options.NAMES.values())  # the newest spellings: 2.1
+
+
+def satisfied(choice: str | None) -> bool:
+    """This row's TensorFlow is at least the oldest the choice writes for."""
+    return (options.release(choice) if choice else DEFAULT_RELEASE) <= tf_release()
+
+
+def test_every_name_written_for_a_tf_version_resolves_on_every_release_it_covers():
+    """For each tf-version this release satisfies (the default included), the
+    names the codemod writes resolve here: code fixed for 1.15 must also run on
+    the newest TensorFlow."""
+    names: dict[str, str] = {}
+    covered = [choice for choice in CHOICES if satisfied(choice)]
+    assert covered, f"no tf-version choice is satisfied by TensorFlow {tf_release()}"
+    for choice in covered:
+        for name, where in written_names(choice, keras2=tf_release() < (2, 16)).items():
+            names.setdefault(name, f"{where} (tf-version {choice or 'default'})")
+    assert "tensorflow.config.experimental.set_memory_growth" in names
+    assert {name: names[name] for name in missing(names, TF_PYTHON)} == {}
+
+
+def test_no_name_the_table_dates_after_this_release_exists_here():
+    """The other direction: a spelling the table says first exists in a later
+    release is absent here (else its `since` is too late and older releases
+    are refused names they have)."""
+    later = {f"tensorflow.{spelled}" for key, name in options.NAMES.items()
+             for since, spelled in ((name.since, key), *name.before) if options.release(since) > tf_release()}
+    assert set(missing(later, TF_PYTHON)) == later
+
+
+# -- the fixture programs, run ------------------------------------------------------------
+
+HARNESS = """
+import tensorflow as _tf
+if _tf.executing_eagerly():
+    work(_tf)
+else:  # TF1: the program built graphs; a session made without a config runs one
+    _x = _tf.random.uniform((800, 800))
+    with _tf.compat.v1.Session() as _session:
+        _session.run(_tf.reduce_sum(_tf.matmul(_x, _x)))
+emit(cpus=len(os.sched_getaffinity(0)))
+"""
+
+# TensorFlow's own way of asking for the pools on TF1: a ConfigProto session (graph mode).
+TF1_REFERENCE = """
+import tensorflow as tf
+_x = tf.random.uniform((800, 800))
+_config = tf.compat.v1.ConfigProto(intra_op_parallelism_threads={intra}, inter_op_parallelism_threads={inter})
+with tf.compat.v1.Session(config=_config) as _session:
+    _session.run(tf.reduce_sum(tf.matmul(_x, _x)))
+emit()
+"""
+_TF1_REFERENCES: dict[tuple[int, int], int] = {}
+
+
+def reference_threads(program: str, intra: int, inter: int) -> int:
+    """Threads of a process that asks for (intra, inter) TensorFlow's own way:
+    on TF1 a ConfigProto session running the harness's op; on TF2 the same
+    program with the sizes in the environment as well (there the environment
+    and the API agree from 2.4 on; whatever else the program starts, a Keras
+    model's threads on 2.4, is in both)."""
+    if tf_release() >= (2, 0):
+        result = run(program, env={"TF_NUM_INTRAOP_THREADS": str(intra), "TF_NUM_INTEROP_THREADS": str(inter)})
+        return sum(result["threads"].values())
+    if (intra, inter) not in _TF1_REFERENCES:
+        result = run(TF1_REFERENCE.format(intra=intra, inter=inter))
+        _TF1_REFERENCES[intra, inter] = sum(result["threads"].values())
+    return _TF1_REFERENCES[intra, inter]
+
+
+@pytest.mark.parametrize("folder", RUNNABLE, ids=lambda f: f.name)
+def test_native_output_for_each_tf_version_runs_with_its_pools(folder):
+    """--tf-version 1.15 and the default (2.1 names), each where the row's
+    TensorFlow is at least that release: the program runs, and its process
+    has the threads of one that asks TensorFlow for the same pools its own
+    way. The fixture's run.json "outputs" says whether its native fix is the
+    safe one or needs --unsafe-fixes. A program the fix leaves as it is (TF1
+    code under a version guard) is the legacy program: on TF1 it must run."""
+    source = (folder / "input.py").read_bytes()
+    outputs = runs(folder)
+    unsafe = "native.py" not in outputs
+    assert not unsafe or "native_unsafe.py" in outputs, "a runnable fixture runs one native output"
+    ran = []
+    for choice in ("1.15", None):
+        if not satisfied(choice):
+            continue
+        program = transform(source, "native", filename=str(folder / "input.py"), tf_version=choice,
+                            unsafe_fixes=unsafe).source
+        code = program.decode("utf-8") + HARNESS
+        try:
+            result = run(code)
+        except ScenarioFailed as failed:
+            if tf_release() >= (2, 0):
+                raise
+            # TF1: an eager-only program (float() of a tensor) fails in graph mode before and after the fix alike
+            with pytest.raises(ScenarioFailed) as before:
+                run(source.decode("utf-8") + HARNESS)
+            assert _last_line(before.value) == _last_line(failed), failed
+            ran.append((choice, "fails as its input does"))
+            continue
+        if program == source and tf_release() < (2, 0):
+            ran.append((choice, "the legacy program, unchanged"))
+            continue
+        intra, inter = expected_pools(folder, result["cpus"])
+        assert sum(result["threads"].values()) == reference_threads(code, intra, inter), (choice, result["threads"])
+        ran.append((choice, "ran"))
+    assert ran, f"no choice applies to TensorFlow {tf_release()}"
+
+
+def _last_line(failure: ScenarioFailed) -> str:
+    lines = [line for line in str(failure).splitlines() if line.strip()]
+    return lines[-1]
