@@ -6,9 +6,11 @@ TensorFlow tests (`@pytest.mark.tf`) run their scenarios on TF_PYTHON
 runs on every TensorFlow from 2.11 (the behaviour of TF2 eager that most of
 them pin down); `@pytest.mark.tf(since=(1, 15))` widens that: such a test
 holds on that release and every newer one. On an older row a test is
-deselected (pytest counts it so), never run and skipped."""
+deselected (pytest counts it so), never run and skipped. Likewise a test
+marked `python_since((3, 11), why=...)` on an older Python."""
 
 import os
+import sys
 import tempfile
 
 DEFAULT_SINCE = (2, 11)
@@ -20,16 +22,19 @@ def pytest_configure(config):
 
 
 def pytest_collection_modifyitems(config, items):
-    if not os.environ.get("TFCOMPAT_TEST_TF_PYTHON"):
-        return  # the tests' own Python and its TensorFlow: the newest row
-    from tests.tfproc import tf_release
+    release = None
+    if os.environ.get("TFCOMPAT_TEST_TF_PYTHON"):  # else the tests' own TensorFlow: the newest row
+        from tests.tfproc import tf_release
 
-    release = tf_release()
+        release = tf_release()
     keep, older = [], []
     for item in items:
         marker = item.get_closest_marker("tf")
         since = tuple(marker.kwargs.get("since", DEFAULT_SINCE)) if marker is not None else None
-        (older if since is not None and release < since else keep).append(item)
+        python = item.get_closest_marker("python_since")
+        too_old = (release is not None and since is not None and release < since) or (
+            python is not None and sys.version_info[:2] < tuple(python.args[0]))
+        (older if too_old else keep).append(item)
     if older:
         config.hook.pytest_deselected(items=older)
         items[:] = keep
