@@ -10,7 +10,6 @@ import io
 import json
 import re
 import shutil
-import sys
 import tokenize
 from pathlib import Path
 
