@@ -171,7 +171,7 @@ def _run(mode: Mode, paths, target, unsafe_fixes, select, extend_select, ignore,
         files, missing = discover(list(paths), settings.excludes, force_exclude)
         for message in missing:
             report.failed(message)
-        results = runner.run(files, settings, mode, jobs, cache=not no_cache)
+        results = runner.run(files, settings, mode, jobs, cache=not no_cache, trees=paths)
         if sys.stderr.isatty() and not quiet and len(files) > 100:
             results = _with_progress(results, len(files))
         if mode is Mode.FIX:
