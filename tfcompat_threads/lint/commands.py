@@ -144,6 +144,7 @@ def _settings(paths, stdin_filename, target, unsafe_fixes, select, extend_select
 
 def _run(mode: Mode, paths, target, unsafe_fixes, select, extend_select, ignore, output_format, statistics, jobs, quiet,
          exit_zero, stdin_filename, force_exclude, no_cache, show_fixes=False) -> int:
+    from ..terminal import visible
     from . import formats, runner
     from .files import FileError, discover, read_stdin, write_atomic
     from .report import Report
@@ -217,11 +218,11 @@ def _run(mode: Mode, paths, target, unsafe_fixes, select, extend_select, ignore,
         click.echo(_statistics(entries, mode), nl=False, err=info)
     if mode is Mode.FIX and not quiet and not code_to_stdout:
         for path in report.changed:
-            click.echo(f"fixed {formats.shown(path)}", err=info)
+            click.echo(f"fixed {visible(path)}", err=info)
     if show_fixes and fixes:
         click.echo(_fixes_list(fixes), nl=False, err=info)
     for error in report.errors:
-        click.echo(f"error: {formats.shown(error)}", err=True)
+        click.echo(f"error: {visible(error)}", err=True)
     if not quiet:
         click.echo(report.summary(time.perf_counter() - started), err=info)
     return report.exit_code(exit_zero)
@@ -245,12 +246,12 @@ def _fixes_list(fixes: list[tuple[str, list]]) -> str:
     from collections import Counter
 
     from ..codemod.rules import RULES
-    from .formats import shown
+    from ..terminal import visible
 
     total = sum(len(found) for _, found in fixes)
     lines = [f"Fixed {total} finding{'s' if total != 1 else ''}:"]
     for path, found in fixes:
-        lines.append(f"- {shown(path)}:")
+        lines.append(f"- {visible(path)}:")
         counts = Counter(f.code for f in found)
         lines += [f"    {counts[code]} \u00d7 {code} ({RULES[code].name})" for code in sorted(counts)]
     return "\n".join(lines) + "\n"
@@ -267,6 +268,8 @@ def _unified_diff(result) -> str:
     import difflib
     import os
 
+    from ..terminal import c_quoted
+
     path = os.path.normpath(result.path)
     if result.cells:
         pieces = [(f"{path}:cell {number}", old + "\n", new + "\n") for number, old, new in result.cells]
@@ -274,6 +277,16 @@ def _unified_diff(result) -> str:
         pieces = [(path, result.text(result.source), result.text(result.fixed_source))]
     out = []
     for name, old, new in pieces:
-        lines = difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True), name, name)
+        name = c_quoted(name)
+        lines = difflib.unified_diff(_lines(old), _lines(new), name, name)
         out += [line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines]
     return "".join(out)
+
+
+def _lines(text: str) -> list[str]:
+    """The lines of `text` as `patch` and `git apply` count them: ended by
+    \n only (a \r stays in its line; a form feed, U+2028, NEL or \x1c, which
+    `str.splitlines` takes for line ends, are characters of a line)."""
+    lines = [line + "\n" for line in text.split("\n")]
+    lines[-1] = lines[-1][:-1]
+    return lines if lines[-1] else lines[:-1]
