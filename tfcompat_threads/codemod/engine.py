@@ -76,8 +76,8 @@ def suppressions(text: str) -> dict[int, set[str]]:
         return found
     from .rules import REDIRECTS, RULES, UnknownCode, expand
 
-    for number, line in enumerate(text.splitlines(), start=1):
-        for match in _NOQA.finditer(line):
+    for number, column, comment in _comments(text):
+        for match in _NOQA.finditer(comment):
             codes = match.group("noqa") if match.group("noqa") is not None else match.group("ignore")
             if codes is None:
                 found.setdefault(number, set()).add(ALL)
@@ -90,11 +90,26 @@ def suppressions(text: str) -> dict[int, set[str]]:
                         hint = ""  # a prefix: noqa takes whole codes
                     except UnknownCode as error:
                         hint = str(error).partition(";")[2]
-                    raise SourceError(number, match.start() + 1,
+                    raise SourceError(number, column + match.start() + 1,
                                       f"unknown rule code {code} in a noqa comment;{hint or ' give a whole code'}")
                 if code:
                     found.setdefault(number, set()).add(REDIRECTS.get(code, code))
     return found
+
+
+def _comments(text: str):
+    """(line, column, text) of each comment, as Python's tokenizer finds
+    them: `s = '# noqa'` holds none. Lines are counted as Python counts
+    them (\n, \r\n, \r; a form feed or U+2028 ends none)."""
+    import io
+    import tokenize
+
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text, newline=None).readline):
+            if token.type == tokenize.COMMENT:
+                yield token.start[0], token.start[1], token.string
+    except (tokenize.TokenError, SyntaxError):  # the parser, not this, reports code that does not parse
+        return
 
 
 def select(findings: list[Finding], wants: Callable[[str], bool], noqa: dict[int, set[str]],

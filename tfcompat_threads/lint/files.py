@@ -107,7 +107,7 @@ def discover(paths: list[str], excludes: Excludes, force_exclude: bool = False) 
             errors.append(_missing(raw, error))
             continue
         if stat.S_ISDIR(info.st_mode):
-            for file in _walk(clean(raw), excludes):
+            for file in _walk(clean(raw), excludes, errors):
                 found[file] = None
         elif not (force_exclude and excludes.matches(raw, cwd)):
             found[raw] = None
@@ -132,15 +132,16 @@ class RegularFile(str):
     __slots__ = ()
 
 
-def _walk(top: str, excludes: Excludes) -> list[str]:
+def _walk(top: str, excludes: Excludes, errors: list[str]) -> list[str]:
     """Files below `top`: what git does not ignore inside a work tree, else
     a plain walk; either way without skipped folders, excluded paths, or
-    links that lead out of the tree (or nowhere, or round in a loop)."""
+    links that lead out of the tree (or nowhere, or round in a loop). A
+    folder the plain walk cannot list is an error (one line, in `errors`)."""
     root = os.path.realpath(top)
     kinds: dict[str, str] | None = {}  # what the plain walk saw each file to be; None: ask each file
     listed = _git_files(top, excludes)
     if listed is None:
-        listed = _os_walk(top, excludes, kinds)
+        listed = _os_walk(top, excludes, kinds, errors)
     else:
         kinds = None
     files = []
@@ -156,13 +157,14 @@ def _walk(top: str, excludes: Excludes) -> list[str]:
     return files
 
 
-def _os_walk(top: str, excludes: Excludes, kinds: dict[str, str]) -> list[str]:
+def _os_walk(top: str, excludes: Excludes, kinds: dict[str, str], errors: list[str] | None = None) -> list[str]:
     """A plain walk, in sorted order, without following links to folders and
     iterative however deep the tree is. A folder below `top` that holds
     `pyvenv.cfg` (a virtual environment) is skipped, one that holds `.git` (a
     file for submodules and worktrees) is listed as its git sees it. Each
     file's kind as its folder entry says, "file" or "link", goes into `kinds`
-    (no stat per file)."""
+    (no stat per file). A folder that cannot be listed (no read permission)
+    goes into `errors`, when given; one gone meanwhile is passed by."""
     listed = []
     stack = [(top, "")]
     while stack:
@@ -170,7 +172,11 @@ def _os_walk(top: str, excludes: Excludes, kinds: dict[str, str]) -> list[str]:
         try:
             with os.scandir(folder) as found:
                 entries = sorted(found, key=lambda entry: entry.name)
-        except OSError:  # unreadable or gone: passed by, as os.walk does
+        except FileNotFoundError:  # gone meanwhile
+            continue
+        except OSError as error:
+            if errors is not None:
+                errors.append(f"{folder}: cannot list this folder: {error.strerror or error}; its files are not checked")
             continue
         if prefix:
             names = {entry.name for entry in entries}

@@ -25,6 +25,10 @@ class NotebookError(Exception):
     pass
 
 
+UNWRITABLE = ("`fix` cannot write this notebook's cells back without reformatting its JSON (not laid out as "
+              "json.dumps lays it out): make the change by hand")
+
+
 @dataclass
 class Cell:
     index: int
@@ -429,5 +433,18 @@ def run(data: bytes, settings, fix: bool, enabled: frozenset[str], path: str | N
     if outcome.remaining is not outcome.findings and module.builds:
         remaining = [f for f in outcome.remaining if f not in outcome.findings]
         module.place(remaining, len(module.builds) - 1)
-    outcome.source = dump(notebook) if module.changed_cells() else data
+    try:
+        if module.changed_cells():
+            outcome.source = dump(notebook)
+        else:
+            outcome.source = data
+            if not fix and any(f.fixed for f in outcome.findings) and run(data, settings, True, enabled, path, memo)[1] is None:
+                raise NotebookError(UNWRITABLE)  # check marks fixable only what fix can write
+    except NotebookError:
+        for finding in outcome.findings:
+            if finding.fixed:
+                finding.fixed = False
+                finding.help = UNWRITABLE
+        outcome.source, outcome.remaining = data, list(outcome.findings)
+        return outcome, None
     return outcome, module
