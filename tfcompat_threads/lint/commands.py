@@ -49,14 +49,14 @@ def _codemod_options(function):
 @_codemod_options
 def check(**options) -> None:
     """Report findings; change nothing. [*] marks what `fix` applies."""
-    sys.exit(_run(Mode.CHECK, **options))
+    _interruptible(Mode.CHECK, options)
 
 
 @click.command(short_help="Print the diff `fix` would apply.")
 @_codemod_options
 def diff(**options) -> None:
     """Print the unified diff that `fix` would apply; change nothing."""
-    sys.exit(_run(Mode.DIFF, **options))
+    _interruptible(Mode.DIFF, options)
 
 
 @click.command(short_help="Apply the fixes in place.")
@@ -64,7 +64,7 @@ def diff(**options) -> None:
 @click.option("--show-fixes", is_flag=True, help="List the findings fixed in each file.")
 def fix(**options) -> None:
     """Apply the fixes in place (`fix -`: write the result to standard output)."""
-    sys.exit(_run(Mode.FIX, **options))
+    _interruptible(Mode.FIX, options)
 
 
 @click.command(short_help="Print a rule's documentation.")
@@ -142,8 +142,26 @@ def _settings(paths, stdin_filename, target, unsafe_fixes, select, extend_select
     return settings.replace(**changes)
 
 
+def _interruptible(mode: Mode, options: dict) -> None:
+    """Run, and exit with the run's code; on Ctrl-C, exit 130 (what a shell
+    reports for SIGINT, never 1, "findings"), saying what `fix` had already
+    rewritten (each file wholly: files.py holds the signal during a write)."""
+    rewritten: list[str] = []
+    try:
+        code = _run(mode, **options, rewritten=rewritten)
+    except KeyboardInterrupt:
+        if mode is Mode.FIX:
+            count = f"{len(rewritten)} file{'s' if len(rewritten) != 1 else ''}"
+            said = f"{count} already rewritten, the others left as they were"
+        else:
+            said = "nothing was changed"
+        click.echo(f"interrupted (Ctrl-C): {said}", err=True)
+        sys.exit(130)
+    sys.exit(code)
+
+
 def _run(mode: Mode, paths, target, unsafe_fixes, select, extend_select, ignore, output_format, statistics, jobs, quiet,
-         exit_zero, stdin_filename, force_exclude, no_cache, show_fixes=False) -> int:
+         exit_zero, stdin_filename, force_exclude, no_cache, show_fixes=False, rewritten=None) -> int:
     from ..terminal import visible
     from . import formats, runner
     from .files import FileError, discover, read_stdin, write_atomic
@@ -196,6 +214,10 @@ def _run(mode: Mode, paths, target, unsafe_fixes, select, extend_select, ignore,
         else:
             try:
                 write_atomic(result.path, result.fixed_source, result.source)
+            except KeyboardInterrupt:  # held during the write, raised after it: the file may be new already
+                if rewritten is not None and _holds(result.path, result.fixed_source):
+                    rewritten.append(result.path)
+                raise
             except FileError as error:  # nothing was fixed: its findings stand, as check shows them
                 report.failed(str(error))
                 kept = [(p, f) for p, f in entries if p != result.path]
@@ -207,6 +229,8 @@ def _run(mode: Mode, paths, target, unsafe_fixes, select, extend_select, ignore,
                 report.with_findings += bool(unfixed) - bool(result.findings)
                 continue
             report.changed_file(result.path, result.fixed)
+            if rewritten is not None:
+                rewritten.append(result.path)
             fixes.append((result.path, [f for f in result.found if f.fixed]))
     style = formats.Style.for_stream(sys.stderr if data_to_stdout else sys.stdout)
     rendered = formats.render(output_format, entries, show_fixable=mode is not Mode.FIX, style=style)
@@ -226,6 +250,14 @@ def _run(mode: Mode, paths, target, unsafe_fixes, select, extend_select, ignore,
     if not quiet:
         click.echo(report.summary(time.perf_counter() - started), err=info)
     return report.exit_code(exit_zero)
+
+
+def _holds(path: str, data: bytes) -> bool:
+    try:
+        with open(path, "rb") as file:
+            return file.read(len(data) + 1) == data
+    except OSError:
+        return False
 
 
 def _statistics(entries, mode: Mode) -> str:

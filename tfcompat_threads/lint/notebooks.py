@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 # !shell, `x = !cmd` / `x = %magic`, and `obj?` / `obj??` help.
 _MAGIC_LINE = re.compile(r"^\s*(%|!|\?|\w[\w.]*\s*=\s*[!%])|^\s*[\w.]+\s*\?\??\s*$")
 _NEWLINE = re.compile(r"\r\n|\r|\n")
+_ESCAPED_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")  # one half of a pair, or alone (which is not text)
 
 
 class NotebookError(Exception):
@@ -73,8 +74,16 @@ def load(raw: bytes) -> Notebook:
         document = json.loads(raw.decode("utf-8-sig"))
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise NotebookError(f"not a notebook (invalid JSON: {error})") from None
+    except (RecursionError, MemoryError):
+        raise NotebookError("not a notebook (its JSON is nested too deep to read)") from None
     if not isinstance(document, dict):
         raise NotebookError("not a notebook (the JSON is not an object)")
+    if _ESCAPED_SURROGATE.search(raw):
+        try:
+            json.dumps(document, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError as error:
+            raise NotebookError(f"not a notebook (an escaped lone surrogate, {error.object[error.start]!r}, is not "
+                                "text)") from None
     if isinstance(document.get("cells"), list):
         cells, key = document["cells"], "source"
     elif isinstance(document.get("worksheets"), list):  # nbformat 3

@@ -486,7 +486,9 @@ def write_report(report: dict, as_json: bool, output: str | None) -> None:
     text = json.dumps(report, indent=2, default=str) + "\n" if as_json else format_report(report)
     if output:
         Path(output).write_text(text, encoding="utf-8")
-    else:
-        sys.stdout.flush()
-        sys.stderr.write(text)
-        sys.stderr.flush()
+    else:  # a stream closed when the tool started (`1>&-`) is None
+        if sys.stdout is not None:
+            sys.stdout.flush()
+        if sys.stderr is not None:
+            sys.stderr.write(text)
+            sys.stderr.flush()
