@@ -75,7 +75,8 @@ def text(entries: list[tuple[str, object]], show_fixable: bool, style: Style = S
     lines = []
     for path, finding in entries:
         mark = " " + style.cyan("[*]") if show_fixable and finding.fixed else ""
-        lines.append(f"{style.bold(visible(where(path, finding)))}: {style.red(finding.code)}{mark} {visible(finding.message)}")
+        place, message = visible(where(path, finding)), visible(finding.message)
+        lines.append(f"{style.bold(place)}: {style.red(finding.code)}{mark} {message}")
         advice = help_text(finding)
         if advice and not finding.fixed:
             lines.append(style.dim(f"  help: {visible(advice)}"))

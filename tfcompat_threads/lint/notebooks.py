@@ -447,7 +447,8 @@ def run(data: bytes, settings, fix: bool, enabled: frozenset[str], path: str | N
             outcome.source = dump(notebook)
         else:
             outcome.source = data
-            if not fix and any(f.fixed for f in outcome.findings) and run(data, settings, True, enabled, path, memo)[1] is None:
+            fixable = not fix and any(f.fixed for f in outcome.findings)
+            if fixable and run(data, settings, True, enabled, path, memo)[1] is None:
                 raise NotebookError(UNWRITABLE)  # check marks fixable only what fix can write
     except NotebookError:
         for finding in outcome.findings:

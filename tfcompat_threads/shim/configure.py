@@ -351,7 +351,8 @@ def validated(fields: Mapping[str, Any]) -> dict[str, Any]:
     checked = {}
     for name, value in fields.items():
         if name in _options.NESTED_FIELDS:  # not a message or a mapping of its fields
-            what = "a GPUOptions or a mapping of its fields" if name == "gpu_options" else "a mapping of device name to count"
+            what = ("a GPUOptions or a mapping of its fields" if name == "gpu_options"
+                    else "a mapping of device name to count")
             raise _invalid(TypeError, name, value, f"{what} is needed, not {type(value).__name__}")
         option = _options.lookup(name)
         checked[name] = value if option is None else HANDLERS[option.action].check(name, value)
