@@ -173,12 +173,11 @@ class Memo:
 # -- an entry: data, checked field by field -------------------------------------------
 
 
-def _edit_types():
-    from ..codemod.context import StatementEdit
-    from ..codemod.findings import Edit, EnsureImport, MoveImport
-
-    return {"Edit": (Edit, (int, int, str)), "StatementEdit": (StatementEdit, (int, int, str, "block", bool, str)),
-            "EnsureImport": (EnsureImport, (str, (str, None))), "MoveImport": (MoveImport, (int, str))}
+# The kinds of edit an entry may hold: the module that defines each (imported
+# only when an entry holds one: codemod.context costs 50 ms) and its fields' types.
+_EDITS = {"Edit": ("findings", (int, int, str)), "StatementEdit": ("context", (int, int, str, "block", bool, str)),
+          "EnsureImport": ("findings", (str, (str, None))), "MoveImport": ("findings", (int, str))}
+_CLASSES: dict[str, type] = {}
 
 
 def _encoded(log, findings, planned) -> list:
@@ -204,8 +203,6 @@ def _decoded(data):
     for anything not of the shape `_encoded` gives."""
     from ..codemod.findings import Applicability, Cover, Finding, Fix, Position
 
-    types = _edit_types()
-
     def need(ok: bool) -> None:
         if not ok:
             raise TypeError("not an entry of this tool")
@@ -223,8 +220,13 @@ def _decoded(data):
         return type(value) is kind
 
     def edit(value):
-        need(type(value) is list and value and value[0] in types)
-        cls, kinds = types[value[0]]
+        need(type(value) is list and value and value[0] in _EDITS)
+        module, kinds = _EDITS[value[0]]
+        cls = _CLASSES.get(value[0])
+        if cls is None:
+            import importlib
+
+            cls = _CLASSES[value[0]] = getattr(importlib.import_module(f"..codemod.{module}", __package__), value[0])
         fields = value[1:]
         need(len(fields) == len(kinds) and all(fits(v, k) for v, k in zip(fields, kinds)))
         return cls(*(tuple(v) if k == "block" else v for v, k in zip(fields, kinds)))
