@@ -9,11 +9,10 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 
 import pytest
 
-from tests.tfproc import assert_pools, run
+from tests.tfproc import TF_PYTHON, assert_pools, run
 
 pytestmark = pytest.mark.tf
 
@@ -61,7 +60,7 @@ print(json.dumps({"blas": blas, "threads": len(os.listdir("/proc/self/task"))}))
 def numpy_threads(**env) -> dict:
     base = {k: v for k, v in os.environ.items()
             if not k.startswith(("OMP_", "OPENBLAS_", "MKL_", "GOTO", "KMP_"))}
-    proc = subprocess.run([sys.executable, "-c", NUMPY], capture_output=True, text=True, timeout=120,
+    proc = subprocess.run([TF_PYTHON, "-c", NUMPY], capture_output=True, text=True, timeout=120,
                           env={**base, **env})
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)

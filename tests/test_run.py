@@ -7,15 +7,16 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 
+from tests.tfproc import TF_PYTHON
+
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
-CLI = [sys.executable, "-m", "tfcompat_threads"]
+CLI = [TF_PYTHON, "-m", "tfcompat_threads"]
 
 
 def clean_env(**extra) -> dict[str, str]:
@@ -35,7 +36,7 @@ def run_cli(tmp_path: Path, program: str | Path, *options: str, cwd: Path | None
         path.write_text(textwrap.dedent(program), encoding="utf-8")
         program = path
     report.unlink(missing_ok=True)
-    proc = subprocess.run([*CLI, "run", "--json", "--output", str(report), *options, "--", sys.executable,
+    proc = subprocess.run([*CLI, "run", "--json", "--output", str(report), *options, "--", TF_PYTHON,
                            str(program), *args], capture_output=True, env=clean_env(), timeout=300, cwd=cwd,
                           **kwargs)
     data = json.loads(report.read_text(encoding="utf-8")) if report.exists() else None
@@ -120,7 +121,7 @@ def test_threads_set_after_the_first_op_raised_and_tft104_agrees(tmp_path):
     fixture = FIXTURES / "threading_after_op" / "input.py"
     check = subprocess.run([*CLI, "check", "--output-format", "json", str(fixture)], capture_output=True, text=True)
     [finding] = [f for f in json.loads(check.stdout) if f["code"] == "TFT008"]
-    direct = subprocess.run([sys.executable, str(fixture)], capture_output=True, env=clean_env(), timeout=300)
+    direct = subprocess.run([TF_PYTHON, str(fixture)], capture_output=True, env=clean_env(), timeout=300)
     proc, data = run_cli(tmp_path, fixture)
     assert proc.returncode == direct.returncode == 1
     assert proc.stdout == direct.stdout
@@ -208,16 +209,16 @@ sys.exit(7)
 def test_exit_code_stdin_stdout_stderr_pass_through_byte_for_byte(tmp_path):
     program = tmp_path / "p.py"
     program.write_text(PASS_THROUGH)
-    direct = subprocess.run([sys.executable, str(program)], input=b"in\x01", capture_output=True)
+    direct = subprocess.run([TF_PYTHON, str(program)], input=b"in\x01", capture_output=True)
     report = tmp_path / "r.txt"
-    proc = subprocess.run([*CLI, "run", "--output", str(report), "--", sys.executable, str(program)],
+    proc = subprocess.run([*CLI, "run", "--output", str(report), "--", TF_PYTHON, str(program)],
                           input=b"in\x01", capture_output=True, env=clean_env())
     assert (proc.returncode, proc.stdout, proc.stderr) == (7, direct.stdout, direct.stderr) == (
         7, b"\x00\xff out \r\nin\x01", b"\xfe err \n")
     text = report.read_text()
     assert "ended with exit code 7" in text and "none imported TensorFlow" in text
     # without --output the report follows the program's own standard error
-    proc = subprocess.run([*CLI, "run", "--strict", "--", sys.executable, str(program)], input=b"",
+    proc = subprocess.run([*CLI, "run", "--strict", "--", TF_PYTHON, str(program)], input=b"",
                           capture_output=True, env=clean_env())
     assert proc.returncode == 7 and proc.stderr.startswith(b"\xfe err \ntfcompat-threads run: ")
 
@@ -233,9 +234,9 @@ def test_existing_sitecustomize_still_runs_and_tensorflow_free_programs_pay_noth
         "                  'finder': type(sys.meta_path[0]).__name__}))\n"
     )
     env = clean_env(PYTHONPATH=str(theirs))
-    direct = json.loads(subprocess.run([sys.executable, str(program)], capture_output=True, env=env).stdout)
+    direct = json.loads(subprocess.run([TF_PYTHON, str(program)], capture_output=True, env=env).stdout)
     report = tmp_path / "r.json"
-    proc = subprocess.run([*CLI, "run", "--json", "-o", str(report), "--", sys.executable, str(program)],
+    proc = subprocess.run([*CLI, "run", "--json", "-o", str(report), "--", TF_PYTHON, str(program)],
                           capture_output=True, text=True, env=env)
     assert proc.returncode == 0, proc.stderr
     seen = json.loads(proc.stdout)
@@ -264,7 +265,7 @@ def test_errors_are_one_line_and_exit_2(tmp_path, case):
         "not-executable": ["--", str(script)],
         "folder": ["--", str(tmp_path)],
         "no-command": [],
-        "bad-output": ["--output", str(tmp_path / "no" / "such" / "r.txt"), "--", sys.executable, str(script)],
+        "bad-output": ["--output", str(tmp_path / "no" / "such" / "r.txt"), "--", TF_PYTHON, str(script)],
     }[case]
     proc = subprocess.run([*CLI, "run", *args], capture_output=True, text=True, env=clean_env())
     assert proc.returncode == 2, proc.stderr
@@ -308,7 +309,7 @@ def test_verdicts_from_recorded_events():
 
 def test_python_started_by_a_shell_script_is_recorded(tmp_path):
     script = tmp_path / "go.sh"
-    script.write_text(f"#!/bin/sh\nexec {sys.executable} -c 'print(42)'\n")
+    script.write_text(f"#!/bin/sh\nexec {TF_PYTHON} -c 'print(42)'\n")
     script.chmod(0o755)
     report = tmp_path / "r.json"
     proc = subprocess.run([*CLI, "run", "--json", "-o", str(report), "--", str(script)], capture_output=True,

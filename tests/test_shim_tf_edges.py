@@ -5,12 +5,11 @@ point."""
 
 import os
 import subprocess
-import sys
 from textwrap import dedent
 
 import pytest
 
-from tests.tfproc import assert_pools, run
+from tests.tfproc import TF_PYTHON, assert_pools, run
 
 pytestmark = pytest.mark.tf
 
@@ -26,7 +25,7 @@ def test_tensorflow_aborts_the_process_on_a_negative_intra_op_count():
         "print('survived', flush=True)\n"
     )
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "1"}
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=180)
+    proc = subprocess.run([TF_PYTHON, "-c", code], capture_output=True, text=True, env=env, timeout=180)
     assert proc.returncode != 0 and "set" in proc.stdout and "survived" not in proc.stdout
     assert "Check failed: num_threads >= 1" in proc.stderr
 

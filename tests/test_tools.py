@@ -5,13 +5,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 
 import pytest
 
-from tests.tfproc import assert_pools, run
+from tests.tfproc import TF_PYTHON, assert_pools, run
 
-CLI = [sys.executable, "-m", "tfcompat_threads"]
+CLI = [TF_PYTHON, "-m", "tfcompat_threads"]
 
 
 def cli_json(*args):
@@ -78,7 +77,7 @@ SLEEPER = (
 
 def test_tune_finds_the_fastest_point_and_reports_failures():
     data = cli_json("tune", "--intra", "1,2,3", "--inter", "1", "--repeat", "3", "--warmup", "1", "--json", "--",
-                    sys.executable, "-c", SLEEPER)
+                    TF_PYTHON, "-c", SLEEPER)
     points = [(r["intra_op"], r["inter_op"]) for r in data["results"]]
     assert points == [(0, 0), (1, 1), (2, 1), (3, 1)]
     default, one, two, three = data["results"]
@@ -125,7 +124,7 @@ def test_tune_on_a_real_tensorflow_workload():
         "float(tf.reduce_sum(x))\n"
     )
     data = cli_json("tune", "--intra", "1,2", "--inter", "1", "--repeat", "1", "--warmup", "0", "--json", "--",
-                    sys.executable, "-c", workload)
+                    TF_PYTHON, "-c", workload)
     assert [r["failed"] for r in data["results"]] == [None, None, None]
     assert all(r["median_s"] > 0 for r in data["results"])
     assert (data["best"]["intra_op"], data["best"]["inter_op"]) in [(0, 0), (1, 1), (2, 1)]
@@ -171,7 +170,7 @@ def test_tune_kills_a_hung_run_and_its_process_group(tmp_path):
             "time.sleep(1000)\n")
     start = time.monotonic()
     proc = tool("tune", "--timeout", "2", "--intra", "1", "--inter", "1", "--repeat", "1", "--warmup", "0",
-                "--", sys.executable, "-c", hang)
+                "--", TF_PYTHON, "-c", hang)
     assert time.monotonic() - start < 60
     assert proc.returncode == 2
     [error] = [line for line in proc.stderr.splitlines() if line.startswith("Error")]
@@ -193,8 +192,8 @@ def test_tune_keeps_only_a_bounded_tail_of_the_output(tmp_path):
                "proc = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
                "print(json.dumps({'rc': proc.returncode, 'out': proc.stdout, 'err': proc.stderr,\n"
                "                  'maxrss_kb': resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}))\n")
-    proc = subprocess.run([sys.executable, "-c", measure, *CLI, "tune", "--intra", "3", "--inter", "1",
-                           "--repeat", "1", "--warmup", "0", "--json", "--", sys.executable, "-c", loud],
+    proc = subprocess.run([TF_PYTHON, "-c", measure, *CLI, "tune", "--intra", "3", "--inter", "1",
+                           "--repeat", "1", "--warmup", "0", "--json", "--", TF_PYTHON, "-c", loud],
                           capture_output=True, text=True, timeout=300)
     seen = json.loads(proc.stdout)
     assert seen["rc"] == 0, seen["err"][-2000:]
@@ -212,7 +211,7 @@ def test_tune_children_die_with_tune(tmp_path):
     pidfile = tmp_path / "pid"
     sleeper = f"import os, time\nopen({str(pidfile)!r}, 'w').write(str(os.getpid()))\ntime.sleep(1000)\n"
     tune = subprocess.Popen([*CLI, "tune", "--intra", "1", "--inter", "1", "--repeat", "1", "--warmup", "0",
-                             "--", sys.executable, "-c", sleeper], stdout=subprocess.DEVNULL,
+                             "--", TF_PYTHON, "-c", sleeper], stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     end = time.monotonic() + 60
     while not (pidfile.exists() and pidfile.read_text()) and time.monotonic() < end:
@@ -236,7 +235,7 @@ def test_tune_cannot_run_the_command_one_line_exit_2(tmp_path, case):
 
 def test_tune_progress_lines_on_stderr():
     proc = tool("tune", "--intra", "1,2", "--inter", "1", "--repeat", "1", "--warmup", "1", "--json", "--",
-                sys.executable, "-c", "pass")
+                TF_PYTHON, "-c", "pass")
     assert proc.returncode == 0, proc.stderr
     json.loads(proc.stdout)  # standard output stays JSON only
     lines = [line for line in proc.stderr.splitlines() if line.startswith("tune: point ")]
@@ -244,24 +243,24 @@ def test_tune_progress_lines_on_stderr():
     assert "point 3 of 3" in lines[-1] and "run 2 of 2" in lines[-1], proc.stderr
     assert all("s elapsed, about" in line and "s left" in line for line in lines)
     quiet = tool("tune", "-q", "--intra", "1", "--inter", "1", "--repeat", "1", "--warmup", "0", "--",
-                 sys.executable, "-c", "pass")
+                 TF_PYTHON, "-c", "pass")
     assert quiet.returncode == 0 and quiet.stderr == ""
 
 
 def test_tune_with_fewer_than_three_runs_cannot_judge_the_noise():
-    proc = tool("tune", "--intra", "2", "--inter", "1", "--repeat", "2", "--warmup", "0", "--", sys.executable,
+    proc = tool("tune", "--intra", "2", "--inter", "1", "--repeat", "2", "--warmup", "0", "--", TF_PYTHON,
                 "-c", SLEEPER)
     assert proc.returncode == 0, proc.stderr
     assert "more than the noise" not in proc.stdout and "within the noise" not in proc.stdout
     assert "cannot be judged" in proc.stdout and "--repeat 3" in proc.stdout
     data = json.loads(tool("tune", "--intra", "2", "--inter", "1", "--repeat", "1", "--warmup", "0", "--json",
-                           "--", sys.executable, "-c", SLEEPER).stdout)
+                           "--", TF_PYTHON, "-c", SLEEPER).stdout)
     assert data["beats_default"] is None and "cannot be judged" in data["verdict"]
 
 
 def test_tune_says_what_default_means_and_how_to_apply_the_winner():
     proc = tool("tune", "--intra", "1,2", "--inter", "0,1", "--repeat", "3", "--warmup", "0", "--",
-                sys.executable, "-c", SLEEPER)
+                TF_PYTHON, "-c", SLEEPER)
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     cpus = len(os.sched_getaffinity(0))
@@ -279,7 +278,7 @@ def test_tune_shows_exit_code_and_stderr_tail_of_failing_points():
                "    print('first line', file=sys.stderr)\n"
                "    print('second line', file=sys.stderr)\n"
                "    sys.exit(5)\n")
-    proc = tool("tune", "--intra", "1,2", "--inter", "1", "--repeat", "1", "--warmup", "0", "--", sys.executable,
+    proc = tool("tune", "--intra", "1,2", "--inter", "1", "--repeat", "1", "--warmup", "0", "--", TF_PYTHON,
                 "-c", failing)
     assert proc.returncode == 0, proc.stderr
     assert "exit 5" in proc.stdout
@@ -287,7 +286,7 @@ def test_tune_shows_exit_code_and_stderr_tail_of_failing_points():
 
 
 def test_tune_when_every_point_fails_says_so_with_the_exit_code():
-    proc = tool("tune", "--intra", "1", "--inter", "1", "--repeat", "1", "--warmup", "0", "--", sys.executable,
+    proc = tool("tune", "--intra", "1", "--inter", "1", "--repeat", "1", "--warmup", "0", "--", TF_PYTHON,
                 "-c", "import sys; print('broken', file=sys.stderr); sys.exit(3)")
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()

@@ -7,15 +7,18 @@ looks at pools gets a process of its own. The prelude counts the pools from
 
 from __future__ import annotations
 
+import fcntl
+import functools
+import hashlib
 import json
 import os
 import subprocess
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 
 TESTS = Path(__file__).resolve().parent
-STANDINS = TESTS / "standins"
 
 # The interpreter whose TensorFlow the scenarios run on: a row of the matrix
 # in scripts/test (TF 1.15 on Python 3.7 ... the newest), else this one. The
@@ -34,18 +37,18 @@ def _count_threads():
         counts[name] = counts.get(name, 0) + 1
     return counts
 
-def _busy_threads(min_ns=1_000_000):
-    """Threads other than the main one that ran for more than 1 ms."""
-    busy = 0
-    for tid in os.listdir("/proc/self/task"):
-        if int(tid) == os.getpid():
-            continue
-        with open(f"/proc/self/task/{tid}/schedstat") as f:
-            busy += int(f.read().split()[0]) > min_ns
-    return busy
-
 def work(tf):
-    """Eager ops big enough that every intra-op thread gets a share."""
+    """Ops big enough that every intra-op thread gets a share: eager, or in
+    graph mode (TF 1.x) run by a session (the default one, if any)."""
+    if not tf.executing_eagerly():
+        v1 = tf.compat.v1
+        x = v1.random.uniform((800, 800))
+        total = v1.reduce_sum(v1.matmul(x, v1.matmul(x, x)))
+        session = v1.get_default_session()
+        if session is not None:
+            return float(session.run(total))
+        with v1.Session() as session:
+            return float(session.run(total))
     x = tf.random.uniform((800, 800))
     for _ in range(2):
         y = tf.matmul(x, x)
@@ -57,7 +60,6 @@ def _main_thread_name():
 
 def emit(**result):
     result.setdefault("threads", _count_threads())
-    result.setdefault("busy", _busy_threads())
     result["main"] = _main_thread_name()
     print("RESULT " + json.dumps(result, default=str), flush=True)
 '''
@@ -67,19 +69,19 @@ class ScenarioFailed(AssertionError):
     pass
 
 
-def run(code: str, *, env: dict | None = None, standin_tf1: bool = False, timeout: int = 180,
-        recorded: Path | None = None) -> dict:
+def run(code: str, *, env: dict | None = None, timeout: int = 180,
+        recorded: Path | None = None, check: bool = True) -> dict:
     """Run `code` after the prelude in a new interpreter; return what it emit()ted,
     with its stderr under "stderr". `recorded`: run it under `tfcompat-threads
-    run --json --output <recorded>` (the tool's report goes there)."""
+    run --json --output <recorded>` (the tool's report goes there). `check=False`:
+    a failed scenario gives {"returncode", "error": its last stderr line} instead
+    of raising."""
     child_env = {
         k: v
         for k, v in os.environ.items()
         if not k.startswith(("TF_NUM_", "OMP_", "KMP_", "CUDA_VISIBLE"))
     }
     child_env.update(OPENBLAS_NUM_THREADS="1", TF_CPP_MIN_LOG_LEVEL="1", PYTHONWARNINGS="default")
-    if standin_tf1:
-        child_env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(STANDINS), child_env.get("PYTHONPATH")]))
     child_env.update(env or {})
     source = PRELUDE + textwrap.dedent(code)
     command = [TF_PYTHON, "-c", source]
@@ -88,6 +90,8 @@ def run(code: str, *, env: dict | None = None, standin_tf1: bool = False, timeou
                    *command]
     proc = subprocess.run(command, env=child_env, capture_output=True, text=True, timeout=timeout)
     lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
+    if not check and (proc.returncode != 0 or not lines):
+        return {"returncode": proc.returncode, "error": (proc.stderr.strip().splitlines() or [""])[-1]}
     if proc.returncode != 0 or not lines:
         raise ScenarioFailed(
             f"scenario exited {proc.returncode}\n--- stdout\n{proc.stdout}\n--- stderr\n{proc.stderr[-4000:]}"
@@ -98,31 +102,59 @@ def run(code: str, *, env: dict | None = None, standin_tf1: bool = False, timeou
     return result
 
 
+@functools.lru_cache(maxsize=None)
+def tf_release() -> tuple[int, ...]:
+    """(major, minor) of the TensorFlow that TF_PYTHON imports, read from its
+    metadata (no import of TensorFlow)."""
+    code = "import tfcompat_threads as t; print(t.tf_version())"
+    out = subprocess.run([TF_PYTHON, "-c", code], capture_output=True, text=True, timeout=120, check=True).stdout
+    return tuple(int(part) for part in out.strip().split(".")[:2])
+
+
 def tf_names_threads() -> bool:
     """TF 2.16+ names its inter-op threads tf_Compute; 2.15 names none."""
-    from tfcompat_threads.versions import tf_version
-
-    return tf_version().release[:2] >= (2, 16)
+    return tf_release() >= (2, 16)
 
 
-def pools(result: dict) -> tuple[int, int] | tuple[None, int]:
-    """(intra, inter) from the thread counts of an eager scenario with no
-    Python threads. On TF 2.15 only the sum is certain: (busy intra, inter)."""
-    counts, main = result["threads"], result["main"]
-    if tf_names_threads():
-        return counts.get(main, 0) - 1, counts.get("tf_Compute", 0)
-    # 2.15: main + graph runner + intra + inter, all named like the process.
-    total = counts.get(main, 0) - 2
-    intra = max(1, result["busy"])
-    return intra, total - intra
+def total(result: dict) -> int:
+    """All threads of a scenario's process when it emit()ted."""
+    return sum(result["threads"].values())
+
+
+def reference_total(intra: int, inter: int) -> int:
+    """The threads of a process that asks TensorFlow itself for these sizes
+    (tf.config.threading) and runs work(tf), on TF_PYTHON: what the release
+    guarantees for them. Counted once per release, prelude and sizes, and
+    kept in a file the test processes share."""
+    key = hashlib.sha256(f"{TF_PYTHON}\0{tf_release()}\0{PRELUDE}\0{intra}\0{inter}".encode()).hexdigest()
+    path = Path(tempfile.gettempdir()) / "tfcompat-threads-test-references.json"
+    with open(f"{path}.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            known = json.loads(path.read_text())
+        except (OSError, ValueError):
+            known = {}
+        if key not in known:
+            known[key] = total(run(f"""
+                import tensorflow as tf
+                tf.config.threading.set_intra_op_parallelism_threads({intra})
+                tf.config.threading.set_inter_op_parallelism_threads({inter})
+                work(tf)
+                emit()
+                """))
+            path.write_text(json.dumps(known))
+        return known[key]
 
 
 def assert_pools(result: dict, intra: int, inter: int, *, split_known: bool = True) -> None:
     """The process made exactly one intra-op pool of `intra` threads and
-    inter-op pools of `inter` threads in all."""
-    seen_intra, seen_inter = pools(result)
-    detail = f"threads={result['threads']} busy={result['busy']}"
-    if tf_names_threads() or split_known:
-        assert (seen_intra, seen_inter) == (intra, inter), detail
-    else:
-        assert seen_intra + seen_inter == intra + inter, detail
+    inter-op pools of `inter` threads in all (TF2 eager). Where TensorFlow
+    names its threads (2.16+), each pool is counted by name (unless
+    `split_known=False`); on every release, the process has as many threads
+    as TensorFlow's own API gives for those sizes. Nothing here depends on
+    how busy the machine is."""
+    detail = f"threads={result['threads']}"
+    if tf_names_threads() and split_known:
+        counts, main = result["threads"], result["main"]
+        assert (counts.get(main, 0) - 1, counts.get("tf_Compute", 0)) == (intra, inter), detail
+    assert total(result) == reference_total(intra, inter), f"{detail}, reference {reference_total(intra, inter)}"

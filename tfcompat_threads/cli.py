@@ -5,6 +5,8 @@ TensorFlow, and libcst only when a file holds a trigger token."""
 
 from __future__ import annotations
 
+import sys
+
 import click
 
 from . import __version__
@@ -23,7 +25,27 @@ def main() -> None:
 
 
 
+# The linter (libcst, and the analysis written for it) needs Python 3.10; the
+# runtime and the measuring tools run on every Python TensorFlow ran on, 3.7 up.
+LINTER_PYTHON = (3, 10)
+
+
+def _needs_linter_python(name: str):
+    def refuse(**_options) -> None:
+        click.echo(
+            f"Error: tfcompat-threads {name} needs Python {'.'.join(map(str, LINTER_PYTHON))} or newer "
+            f"(this is {sys.version.split()[0]}); run it from a newer Python (pre-commit runs its hooks in an "
+            "environment of their own); run, explain, probe, tune and the shim work here",
+            err=True,
+        )
+        sys.exit(2)
+
+    return refuse
+
+
 for _command in (check, diff, fix, rule, explain, probe, tune, run):
+    if _command in (check, diff, fix, rule) and sys.version_info < LINTER_PYTHON:
+        _command.callback = _needs_linter_python(_command.name)
     main.add_command(_command)
 
 

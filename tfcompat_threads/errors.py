@@ -1,5 +1,7 @@
 """Errors and warnings of the runtime shim (cheap to import: no TensorFlow)."""
 
+from __future__ import annotations
+
 import os
 import sys
 import warnings

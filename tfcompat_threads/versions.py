@@ -64,13 +64,28 @@ def _installed_version() -> Version | None:
     package_dir = Path(next(iter(spec.submodule_search_locations)))
     # Only the metadata beside the package that would be imported counts: a
     # second TensorFlow elsewhere on sys.path is not the one that would run.
-    from importlib.metadata import distributions
-
-    for dist in distributions(path=[str(package_dir.parent)]):
-        name = (dist.metadata["Name"] or "").lower().replace("_", "-")
-        if name in DISTRIBUTIONS:
-            return parse_version(dist.version)
+    for name, version in _distributions(package_dir.parent):
+        if name.lower().replace("_", "-") in DISTRIBUTIONS:
+            return parse_version(version)
     return None
+
+
+def _distributions(folder: Path):
+    """(name, version) of the distributions installed in `folder`."""
+    try:
+        from importlib.metadata import distributions
+    except ImportError:  # Python 3.7: the *.dist-info folders' METADATA, read directly
+        for info in sorted(folder.glob("*.dist-info")):
+            try:
+                head = (info / "METADATA").read_text(encoding="utf-8", errors="replace").split("\n\n", 1)[0]
+            except OSError:
+                continue
+            fields = dict(line.split(": ", 1) for line in head.splitlines() if ": " in line)
+            if "Name" in fields and "Version" in fields:
+                yield fields["Name"], fields["Version"]
+        return
+    for dist in distributions(path=[str(folder)]):
+        yield dist.metadata["Name"] or "", dist.version
 
 
 def is_tf2(version: Version) -> bool:
@@ -80,6 +95,13 @@ def is_tf2(version: Version) -> bool:
 def has_tf_config(version: Version) -> bool:
     """`tf.config.threading` and friends exist (1.14+)."""
     return version.release[:2] >= (1, 14)
+
+
+def env_threads_match_config(version: Version) -> bool:
+    """TF_NUM_INTRAOP_THREADS / TF_NUM_INTEROP_THREADS give the pools a
+    ConfigProto with the same counts gives (measured on 2.4, 2.11, 2.15,
+    2.21; on 1.15 the intra-op variable gives one thread more)."""
+    return version.release[:2] >= (2, 4)
 
 
 def keras3_default(version: Version) -> bool:

@@ -141,7 +141,10 @@ def test_fix_run_as_root_keeps_owner_group_and_mode(tmp_path):
 # Slow down the first fsync of a run, so that a signal can be sent while the
 # temporary file exists (the write is under way).
 SLOW_WRITE = """
-import os, sys, time
+import os, signal, sys, time
+# Ctrl-C as a terminal gives it, even when this test runs from a shell that
+# ignores SIGINT (a background job: the ignored signal is inherited)
+signal.signal(signal.SIGINT, signal.default_int_handler)
 real_fsync = os.fsync
 slowed = []
 def slow_fsync(fd):

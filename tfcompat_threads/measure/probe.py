@@ -9,23 +9,48 @@ import sys
 from . import ToolError, child_env
 
 PROBE_CHILD = r"""
-import json, os, sys
+import json, os, sys, threading, time
 import tensorflow as tf
 import tfcompat_threads as tct
 from tfcompat_threads.measure import threads
 intra, inter = int(sys.argv[1]), int(sys.argv[2])
 report = tct.configure(intra_op_parallelism_threads=intra, inter_op_parallelism_threads=inter)
-x = tf.random.uniform((800, 800))
-for _ in range(2):
-    y = tf.matmul(x, x)
-float(tf.reduce_sum(y))
-names = threads.thread_names()
-main = threads.main_thread_name()
+v1 = tf.compat.v1
+graph = not tf.executing_eagerly()  # TF 1.x: graph mode, as its programs run
+ran_on, lock = set(), threading.Lock()
+
+def mark(x):  # an op that records the inter-op thread running it, and holds it a while
+    with lock:
+        ran_on.add(threads.native_thread_id())
+    time.sleep(0.02)
+    return x
+
+if graph:
+    x = v1.random.uniform((800, 800))
+    total = v1.reduce_sum(v1.matmul(x, x))
+    start = v1.placeholder(tf.float32, ())
+    marks = [v1.py_func(mark, [start + i], tf.float32, stateful=False) for i in range(64)]
+    session = v1.Session()
+    session.run(total)
+    names = threads.thread_names()
+    session.run(marks, {start: 1.0})
+else:
+    x = tf.random.uniform((800, 800))
+    for _ in range(2):
+        y = tf.matmul(x, x)
+    float(tf.reduce_sum(y))
+    names = threads.thread_names()
+
+    @tf.function
+    def marks(start):  # stateless, on a traced input: run by the inter-op pool, not folded
+        return [v1.py_func(mark, [start + i], tf.float32, stateful=False) for i in range(64)]
+
+    marks(tf.constant(1.0))
 print(json.dumps({
     "tensorflow": tf.__version__,
+    "mode": "graph" if graph else "eager",
     "names": names,
-    "main": main,
-    "busy": threads.busy_threads(),
+    "inter_threads": len(ran_on - {os.getpid()}),
     "cpus": len(os.sched_getaffinity(0)),
     "applied": [a.how for a in report.applied],
     "effective": tct.effective().as_dict(),
@@ -55,7 +80,9 @@ def probe(intra: int = 0, inter: int = 0, python: str = sys.executable, timeout:
         last = (result.stderr_tail(1) or "no output on stderr").strip()
         raise ToolError(f"the probe process failed ({result.describe(timeout)}): {last}")
     child = json.loads(result.stdout.decode("utf-8", "replace").strip().splitlines()[-1])
-    sizes = threads.pool_sizes(child["names"], child["main"], child["busy"])
+    release = tuple(int(part) for part in child["tensorflow"].split(".")[:2])
+    sizes = threads.pool_sizes(sum(child["names"].values()), child["inter_threads"], release, child["mode"],
+                               child["names"])
     return {
         "tensorflow": child["tensorflow"],
         "requested": {"intra_op": intra, "inter_op": inter},
@@ -91,4 +118,6 @@ def format_probe(data: dict) -> str:
 
 
 def _threads(count) -> str:
+    if count is None:
+        return "not countable here (see below)"
     return f"{count} thread{'' if count == 1 else 's'}"

@@ -173,6 +173,13 @@ def count_pools(events: list[dict], version: str | None) -> dict:
             entry["intra_op"] = sum(1 for name in new.values() if name == main)
             entry["inter_op"] = sum(1 for name in new.values() if name == "tf_Compute")
             entry["how"] = "thread names (tf_Compute = inter-op; named like the process = intra-op)"
+        elif _version_tuple(version) < (2, 0):
+            # TF 1.x graph sessions grow by two threads per intra-op thread, and
+            # their inter-op threads work during a matmul too: the calibration
+            # cannot tell the pools apart (`probe` counts them another way)
+            entry["intra_op"] = entry["inter_op"] = None
+            entry["how"] = (f"TF {version} names no threads, and a count cannot tell its pools apart: only the "
+                            f"total ({len(new)} new threads) is known; `tfcompat-threads probe` counts each pool")
         elif busy is not None:
             intra = sum(1 for tid in new if tid in busy)
             if number == 0:
@@ -312,8 +319,8 @@ def _verdict(setting, settings, reached, intra, eager_inter, session_inter, firs
     else:
         size, pool = session_inter, "the inter-op pool of the sessions (graph mode)"
     if size is None:
-        return "not counted", "the pools' threads are not told apart by name here (TF 2.15 names none) and the " \
-            "calibration at exit did not run"
+        return "not counted", ("this TensorFlow names no threads (or the program named its main thread as TensorFlow "
+                               "names its own) and a count could not tell its pools apart")
     threads = f"{size} thread{'s' if size != 1 else ''}"
     if size == wanted:
         return "applied", f"{pool} has {threads} (counted){where}"

@@ -1,16 +1,12 @@
 """Count the thread pools TensorFlow really made, from /proc (Linux).
 
-What the threads are called depends on the release (seen here):
-- TF >= 2.16 names its inter-op threads `tf_Compute` and one `tf_graph_runner`;
-  the intra-op (Eigen) threads carry the process name, like the main thread:
-  intra-op = (threads named like the process) - 1.
-- TF 2.15 names none: all carry the process name, and with no Python-level
-  threads there are 2 + intra + inter of them (main, graph runner). The
-  intra-op ones are those that did work during a large matmul (the inter-op
-  threads idle in eager mode); a pool of 1 runs inline and shows no busy
-  thread.
-numpy's OpenBLAS starts threads named like the process too: count with
-OPENBLAS_NUM_THREADS=1.
+What the threads are called depends on the release (seen here): TF >= 2.16
+names its inter-op threads `tf_Compute` and one `tf_graph_runner`; the
+intra-op (Eigen) threads carry the process name, like the main thread. Older
+releases name none, so the inter-op threads are found by what they do (they
+run a graph's ops), and the intra-op pool is what is left by the release's
+measured layout (`LAYOUTS`). numpy's OpenBLAS starts threads named like the
+process too: count with OPENBLAS_NUM_THREADS=1.
 """
 
 from __future__ import annotations
@@ -56,35 +52,77 @@ def snapshot() -> dict[int, tuple[str, int]]:
     return out
 
 
-def busy_threads(min_seconds: float = 0.001) -> int:
-    """Threads other than the main one that have run for more than `min_seconds`."""
-    busy = 0
-    for tid in os.listdir(TASKS):
-        if int(tid) == os.getpid():
-            continue
-        try:
-            run_ns = int(_read(f"{TASKS}/{tid}/schedstat").split()[0])
-        except (OSError, ValueError, IndexError):
-            continue
-        busy += run_ns > min_seconds * 1e9
-    return busy
+def native_thread_id() -> int:
+    """The kernel's id of the calling thread (its /proc/self/task entry)."""
+    import threading
+
+    get = getattr(threading, "get_native_id", None)  # Python 3.8+
+    if get is not None:
+        return get()
+    import ctypes
+    import platform
+
+    gettid = {"x86_64": 186, "aarch64": 178, "i686": 224, "ppc64le": 207, "s390x": 236}[platform.machine()]
+    return ctypes.CDLL(None).syscall(gettid)
 
 
-def pool_sizes(names: dict[str, int], main: str, busy: int) -> dict[str, int | str]:
-    """Sizes of the intra-op and inter-op pools from the threads of a process
-    with no Python-level threads, after TensorFlow ran a large eager op."""
-    same_as_process = names.get(main, 0)
-    if "tf_Compute" in names or "tf_graph_runner" in names:
+# What else a process has, after TensorFlow ran one large op, besides its two
+# pools: measured per release and mode with TensorFlow's own ConfigProto /
+# tf.config.threading (tests/test_matrix.py checks it on every row of the
+# matrix). (first, last release, mode, other threads, threads per intra-op
+# thread): TF 1.15 graph sessions grow by two threads per intra-op thread.
+LAYOUTS = (
+    ((1, 15), (1, 15), "graph", 5, 2),
+    ((2, 4), (2, 4), "eager", 1, 1),
+    ((2, 11), (2, 99), "eager", 2, 1),
+)
+
+
+def layout(release: tuple[int, int], mode: str) -> tuple[int, int] | None:
+    """(other threads, threads per intra-op thread), or None where not measured."""
+    for first, last, layout_mode, others, per_intra in LAYOUTS:
+        if first <= release <= last and mode == layout_mode:
+            return others, per_intra
+    return None
+
+
+def pool_sizes(total: int, inter_threads: int, release: tuple[int, int], mode: str,
+               names: dict[str, int]) -> dict:
+    """Sizes of the two pools of a process that ran one large op, from its
+    thread count and the inter-op threads seen running ops (the probe runs
+    ops that each record the thread they run on). None: not countable here."""
+    if "tf_Compute" in names:
         return {
-            "intra_op": same_as_process - 1,
-            "inter_op": names.get("tf_Compute", 0),
-            "how": "named threads: tf_Compute = inter-op; the rest named like the process, less the main "
-            "thread = intra-op",
+            "intra_op": total - names["tf_Compute"] - sum(v for k, v in names.items() if k.startswith("tf_")
+                                                           and k != "tf_Compute") - 1,
+            "inter_op": names["tf_Compute"],
+            "how": "named threads (TF >= 2.16): tf_Compute = inter-op; the rest named like the process, less "
+            "the main thread = intra-op",
         }
-    intra = max(1, busy)
+    found = layout(release, mode)
+    inter_how = f"inter-op = the {inter_threads} distinct threads that ran 64 blocking ops at once"
+    if found is None:
+        return {
+            "intra_op": None,
+            "inter_op": inter_threads,
+            "how": f"{inter_how}; the intra-op pool cannot be told from TensorFlow's other threads on "
+            f"TensorFlow {'.'.join(map(str, release))} ({mode}): its thread layout is not measured "
+            f"(measured: {', '.join(_release_range(f, l) + ' ' + m for f, l, m, _, _ in LAYOUTS)})",
+        }
+    others, per_intra = found
+    intra, rest = divmod(total - others - inter_threads, per_intra)
+    if rest or intra < 1:
+        return {"intra_op": None, "inter_op": inter_threads,
+                "how": f"{inter_how}; {total} threads in all do not fit this release's layout "
+                f"({others} others + {per_intra} per intra-op thread + inter-op): intra-op not countable"}
+    per = "" if per_intra == 1 else f" / {per_intra} (this release adds {per_intra} threads per intra-op thread)"
     return {
         "intra_op": intra,
-        "inter_op": same_as_process - 2 - intra,
-        "how": "unnamed threads (TF <= 2.15): main + graph runner + intra + inter; intra-op = the threads "
-        "that worked during a large matmul",
+        "inter_op": inter_threads,
+        "how": f"{inter_how}; intra-op = ({total} threads - {others} others - inter-op){per}",
     }
+
+
+def _release_range(first, last) -> str:
+    text = ".".join(map(str, first))
+    return text if first == last else f"{text}+" if last[1] == 99 else f"{text}-{'.'.join(map(str, last))}"

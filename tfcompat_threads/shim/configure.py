@@ -4,17 +4,22 @@ Every value is first checked as TensorFlow's own ConfigProto takes it, and
 nothing is applied when one value is refused. Then, per field, the option
 table's row names an action, and `HANDLERS` holds the shim's handler of
 each action. Routes, chosen per field from the process state:
-- TensorFlow not imported yet: thread counts go to `TF_NUM_INTRAOP_THREADS` /
-  `TF_NUM_INTEROP_THREADS`, which TensorFlow reads when it builds its pools,
-  so TensorFlow is not imported just to size them. Other fields need
+- TensorFlow not imported yet, TF >= 2.4: thread counts go to
+  `TF_NUM_INTRAOP_THREADS` / `TF_NUM_INTEROP_THREADS`, which TensorFlow reads
+  when it builds its pools (from 2.4 on they give the pools a config gives;
+  on 1.15 the intra-op variable gives one thread more, so there TensorFlow is
+  imported and the graph route below is taken). Other fields need
   TensorFlow's API, so it is imported for them.
-- TF2 eager (and TF1 with eager enabled): the handler's `tf.config.*` calls.
+- TF2 eager (and TF1 with eager enabled): the handler's `tf.config.*` calls
+  (the `tf.config.experimental.*` spellings where the release has no other).
   Thread pools and devices are fixed once the runtime starts, so another
   value then is a conflict (`on_conflict`).
 - Graph mode (TF1, or TF2 after `disable_eager_execution()`): the fields
-  become the process default config that this package's sessions start from;
-  thread counts also go to `tf.config.threading` (TF >= 1.14), which
-  TensorFlow's own sessions created without a config use.
+  become the process default config of every session made from then on:
+  TensorFlow's own `Session(config=...)` gets each field its config leaves
+  unset (BaseSession is wrapped once), so does this package's; thread counts
+  also go to `tf.config.threading` (TF >= 1.14). The first session fixes the
+  process's pools.
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ from typing import Any, NamedTuple
 from .. import options as _options
 from ..errors import ThreadConfigError, ThreadConfigWarning, UnmappedOptionWarning, warn_at_caller
 from ..options import Action
-from ..versions import execution_mode, has_tf_config, tf_version
+from ..versions import env_threads_match_config, execution_mode, has_tf_config, tf_version
 
 CONFLICT_MODES = ("raise", "warn")
 
@@ -415,7 +420,7 @@ def _log_placement(tf, option, value: bool) -> str:
 
 
 def _gpu_memory_growth(tf, option, value: bool) -> str:
-    gpus = tf.config.list_physical_devices("GPU")
+    gpus = _config_call(tf, "list_physical_devices")("GPU")
     for gpu in gpus:
         tf.config.experimental.set_memory_growth(gpu, value)
     return f"tf.config.experimental.set_memory_growth(gpu, {value}) for {len(gpus)} GPU(s)"
@@ -425,7 +430,7 @@ def _gpu_visible_device_list(tf, option, value: str) -> str:
     wanted = sorted(set(gpu_indexes(value)))
     if not wanted:
         return "nothing to do: '' keeps every GPU visible"
-    gpus = tf.config.list_physical_devices("GPU")
+    gpus = _config_call(tf, "list_physical_devices")("GPU")
     missing = [index for index in wanted if not 0 <= index < len(gpus)]
     if missing:
         # TF1 took GPU options on hosts without those GPUs: a report, not an error.
@@ -433,23 +438,28 @@ def _gpu_visible_device_list(tf, option, value: str) -> str:
             f"names GPU {', '.join(map(str, missing))}, but this machine has {len(gpus)} GPU(s); "
             "the GPUs' visibility is left as it is"
         )
-    tf.config.set_visible_devices([gpus[index] for index in wanted], "GPU")
+    _config_call(tf, "set_visible_devices")([gpus[index] for index in wanted], "GPU")
     return f"tf.config.set_visible_devices(GPUs {wanted}, 'GPU')"
 
 
 def _device_count_gpu(tf, option, value: int) -> str:
-    gpus = tf.config.list_physical_devices("GPU")
+    gpus = _config_call(tf, "list_physical_devices")("GPU")
     count = max(value, 0)  # TensorFlow takes a negative count as none
-    tf.config.set_visible_devices(gpus[:count], "GPU")
+    _config_call(tf, "set_visible_devices")(gpus[:count], "GPU")
     return f"tf.config.set_visible_devices(first {count} of {len(gpus)} GPU(s), 'GPU')"
 
 
 def _device_count_cpu(tf, option, value: int) -> str:
     if value == 1:
         return "unchanged: one CPU device is TensorFlow's default (this is not a thread limit)"
-    cpu = tf.config.list_physical_devices("CPU")[0]
-    tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * value)
-    return f"tf.config.set_logical_device_configuration(CPU:0, {value} logical CPUs)"
+    cpu = _config_call(tf, "list_physical_devices")("CPU")[0]
+    if hasattr(tf.config, "set_logical_device_configuration"):
+        tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * value)
+        return f"tf.config.set_logical_device_configuration(CPU:0, {value} logical CPUs)"
+    # 1.14-2.0: the same call under its first name
+    experimental = tf.config.experimental
+    experimental.set_virtual_device_configuration(cpu, [experimental.VirtualDeviceConfiguration()] * value)
+    return f"tf.config.experimental.set_virtual_device_configuration(CPU:0, {value} logical CPUs)"
 
 
 class Handler(NamedTuple):
@@ -475,7 +485,6 @@ HANDLERS: dict[Action, Handler] = {
 
 def configure(
     config: Any = None,
-    /,
     *,
     intra_op_parallelism_threads: int | None = None,
     inter_op_parallelism_threads: int | None = None,
@@ -533,7 +542,8 @@ def _skip(report: Report, name: str, value: Any, reason: str, category=UnmappedO
 
 def _apply(option, name, value, report: Report, on_conflict: str) -> None:
     if _tf() is None:
-        if option.env is not None:
+        version = tf_version()
+        if option.env is not None and (version is None or env_threads_match_config(version)):
             report.applied.append(Applied(name, value, _set_env(option, value)))
             return
         if report.tensorflow is None:
@@ -587,7 +597,37 @@ def _record_graph_default(option, name: str, value) -> str:
         if version is not None and has_tf_config(version):
             getattr(_tf().config.threading, "set_" + name)(value)
     _graph_defaults[name] = value
-    return "default config of this package's sessions (graph mode)"
+    wrap_sessions()
+    return ("graph mode: every session made from now on, TensorFlow's own included, where its config leaves "
+            "the field unset (the first session fixes the process's pools)")
+
+
+def wrap_sessions() -> None:
+    """Make every graph-mode session start from the fields configure()
+    recorded: TensorFlow's `BaseSession.__init__` (under `Session`,
+    `InteractiveSession`, `MonitoredTrainingSession`, Estimator, Keras 2) is
+    wrapped once, so a config keeps each field it sets and takes the recorded
+    value of each it leaves unset. It also notes the pools the first session
+    fixed, so a later different size is a conflict, not a silent no-op."""
+    from tensorflow.python.client import session as tf_session
+
+    base = tf_session.BaseSession
+    if getattr(base.__init__, "_tfcompat_threads", False):
+        return
+    original = base.__init__
+
+    def __init__(self, target="", graph=None, config=None):
+        if _graph_defaults:
+            merged = config_proto(_graph_defaults)
+            if config is not None:
+                merged.MergeFrom(config)
+            config = merged
+        original(self, target, graph, config)
+        note_graph_session_started(config)
+
+    __init__._tfcompat_threads = True
+    __init__.__wrapped__ = original
+    base.__init__ = __init__
 
 
 def graph_defaults() -> dict[str, Any]:
@@ -596,7 +636,16 @@ def graph_defaults() -> dict[str, Any]:
 
 
 def note_graph_session_started(config) -> None:
-    """Remember the pool sizes the first graph-mode session fixed."""
+    """Remember the pool sizes the first graph-mode session fixed (0: TensorFlow's choice)."""
     for name in _options.THREAD_FIELDS:
         if name not in _graph_pools:
             _graph_pools[name] = int(getattr(config, name, 0) or 0)
+
+
+def _config_call(tf, name: str):
+    """`tf.config.<name>`, or `tf.config.experimental.<name>` on releases
+    before 2.1 (1.14-2.0), which have only that spelling."""
+    found = getattr(tf.config, name, None) or getattr(tf.config.experimental, name, None)
+    if found is None:
+        raise _NotApplied(f"this TensorFlow has neither tf.config.{name} nor tf.config.experimental.{name}")
+    return found

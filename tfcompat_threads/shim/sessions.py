@@ -94,12 +94,12 @@ class ConfigOnlySession:
 def _session(session_class_name: str, target, graph, config):
     fields = _checked_fields(config, session_class_name)
     if _graph_mode():
-        # configure()'s process defaults, then the session's own fields on top
-        merged = runtime.config_proto(runtime.graph_defaults())
-        merged.MergeFrom(runtime.config_proto(fields))
-        session = getattr(runtime.compat_v1(), session_class_name)(target, graph=graph, config=merged)
-        runtime.note_graph_session_started(merged)
-        return session
+        # configure()'s process defaults under the session's own fields: the
+        # wrapped BaseSession merges them, as for TensorFlow's own sessions
+        runtime.wrap_sessions()
+        if config is not None and not hasattr(config, "ListFields"):  # a mapping
+            config = runtime.config_proto(fields)
+        return getattr(runtime.compat_v1(), session_class_name)(target, graph=graph, config=config)
     if fields:
         runtime.apply_fields(fields, on_conflict="warn")
     if config is not None and not hasattr(config, "ListFields"):  # a mapping
