@@ -1,5 +1,6 @@
 """The whole suite keeps its cache (lint/cache.py) in a folder of its own,
-never in the user's: each test process gets a fresh one.
+and its key (in $XDG_STATE_HOME), never in the user's: each test process
+gets fresh ones.
 
 TensorFlow tests (`@pytest.mark.tf`) run their scenarios on TF_PYTHON
 (tests/tfproc.py), a row of scripts/test's matrix. `@pytest.mark.tf` alone
@@ -19,6 +20,7 @@ DEFAULT_SINCE = (2, 11)
 def pytest_configure(config):
     folder = tempfile.mkdtemp(prefix="tfcompat-threads-cache-")
     os.environ["TFCOMPAT_THREADS_CACHE_DIR"] = folder
+    os.environ["XDG_STATE_HOME"] = tempfile.mkdtemp(prefix="tfcompat-threads-state-")
 
 
 def pytest_collection_modifyitems(config, items):

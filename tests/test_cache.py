@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.test_cli import cli
+from tfcompat_threads.codemod.source import Edit
 from tests.test_project_flows import KERAS, LOGGED_OUTSIDE, SETTINGS, TRAIN, repository
 
 MAIN = """\
@@ -240,16 +241,30 @@ def test_entries_of_a_build_unused_for_a_week_are_removed_and_nothing_else(tmp_p
     tree = tree_of(tmp_path, main=MAIN)
     assert run(tree, "check", ".", cache=cache).returncode == 1
     assert (cache / "CACHEDIR.TAG").read_text().startswith("Signature: 8a477f597d28d172789f06886806bc55")
-    old, recent, foreign = cache / "0123456789abcdef", cache / "fedcba9876543210", cache / "notes"
+    old, recent = cache / "0123456789abcdef", cache / "fedcba9876543210"
     week = 8 * 24 * 3600
-    for folder in (old, recent, foreign):
+    for folder in (old, recent):
         folder.mkdir()
         (folder / "entry").write_bytes(b"x")
-    for folder in (old, foreign):
-        os.utime(folder, (folder.stat().st_atime - week, folder.stat().st_mtime - week))
+    os.utime(old, (old.stat().st_atime - week, old.stat().st_mtime - week))
     assert run(tree, "check", ".", cache=cache).returncode == 1
-    assert not old.exists() and recent.exists() and (foreign / "entry").exists()
-    assert len([p for p in cache.iterdir() if p.is_dir()]) == 3, "this build's folder, the recent one, notes"
+    assert not old.exists() and recent.exists()
+    assert len([p for p in cache.iterdir() if p.is_dir()]) == 2, "this build's folder, the recent one"
+
+
+def test_a_cache_folder_holding_anything_else_is_neither_used_nor_pruned(tmp_path):
+    cache = tmp_path / "cache"
+    tree = tree_of(tmp_path, main=MAIN)
+    assert run(tree, "check", ".", cache=cache).returncode == 1
+    old, foreign = cache / "0123456789abcdef", cache / "notes"
+    week = 8 * 24 * 3600
+    for folder in (old, foreign):
+        folder.mkdir()
+        (folder / "entry").write_bytes(b"x")
+        os.utime(folder, (folder.stat().st_atime - week, folder.stat().st_mtime - week))
+    before = {p: p.read_bytes() for p in cache.rglob("*") if p.is_file()}
+    same_as_without_cache(tree, "check", ".", cache=cache)
+    assert {p: p.read_bytes() for p in cache.rglob("*") if p.is_file()} == before
 
 
 @pytest.mark.parametrize("where", ["the repository", "a folder of other things"])
@@ -290,21 +305,30 @@ def test_what_lies_where_an_entry_is_written_is_never_followed_or_waited_on(tmp_
 
 
 def test_an_entry_of_another_shape_is_a_miss(tmp_path, monkeypatch):
-    import pickle
-
-    from tfcompat_threads.codemod.project import digest
+    """Entries are JSON, checked field by field even under the user's HMAC."""
     from tfcompat_threads.lint.cache import Cache
     from tfcompat_threads.lint.settings import Settings
 
     monkeypatch.setenv("TFCOMPAT_THREADS_CACHE_DIR", str(tmp_path / "cache"))
     tree = tree_of(tmp_path, main=MAIN)
     memo = Cache.open(Settings(), frozenset({"TFT002"})).memo(str(tree / "app" / "main.py"))
-    for payload in [(1, 2), ([1], None), ([], ([], [1])), ([], "edits"), "nothing"]:
-        entry = (digest(MAIN.encode()), memo.path, memo.root, [], pickle.dumps(payload))
-        memo.entry.write_bytes(pickle.dumps(entry))
-        assert memo.recall(MAIN.encode()) is None, payload
-    memo.entry.write_bytes(pickle.dumps((digest(MAIN.encode()), memo.path, memo.root, [], pickle.dumps(([], None)))))
-    assert memo.recall(MAIN.encode()) == ([], None)
+    code = MAIN.encode()
+
+    def sealed(value) -> bytes:
+        body = json.dumps(value).encode()
+        return memo._seal(code, body).encode() + b"\n" + body
+
+    finding = ["TFT002", "m", [1, 1], [1, 2], ["safe", "m", [["Edit", 0, 1, "x"]], ""], "", None, None, True, None, 1]
+    for payload in [[1, 2], [[], [1], None], [[], [], [[], [1]]], [[], [], "edits"], "nothing",
+                    [[], [finding[:-1]], None], [[], [[*finding[:4], ["safe", "m", [["Popen", 1]], ""], *finding[5:]]], None],
+                    [[], [[*finding[:4], ["safe", "m", [["Edit", "0", 1, "x"]], ""], *finding[5:]]], None]]:
+        memo.entry.write_bytes(sealed(payload))
+        assert memo.recall(code) is None, payload
+    memo.entry.write_bytes(sealed([[], [], None]))
+    assert memo.recall(code) == ([], None)
+    memo.entry.write_bytes(sealed([[], [finding], [[["Edit", 0, 1, "x"]], [0]]]))
+    [kept], (edits, [skipped]) = memo.recall(code)
+    assert (kept.code, kept.fix.edits, edits, skipped) == ("TFT002", (Edit(0, 1, "x"),), [Edit(0, 1, "x")], kept)
 
 
 def test_a_build_that_cannot_be_fingerprinted_is_no_cache(tmp_path, monkeypatch):

@@ -96,8 +96,10 @@ def test_notebook_whose_changed_cell_json_has_another_style_is_checked_not_rewri
     path.write_text(text.replace('"execution_count": 2,', '"execution_count" : 2,'))
     raw = path.read_bytes()
     result = cli("fix", str(path))
-    assert result.exit_code == 2 and "without reformatting" in result.stderr
+    assert result.exit_code == 1 and "without reformatting" in result.stdout
     assert path.read_bytes() == raw
+    checked = cli("check", str(path))
+    assert checked.exit_code == 1 and "[*]" not in checked.stdout and "without reformatting" in checked.stdout
 
 
 def test_broken_notebook_is_an_error(tmp_path):

@@ -320,6 +320,14 @@ def written_names(template: str) -> list[str]:
 
 THREAD_FIELDS = ("intra_op_parallelism_threads", "inter_op_parallelism_threads")
 
+# The most threads a pool may be given (the shim, `probe` and `tune` refuse
+# more). Measured on tensorflow-cpu 2.21 (2 CPUs, first op after
+# tf.config.threading.set_*): 1,024 threads 0.4 s, 4,096 1.6-1.9 s, 16,384
+# 20-22 s; 100,000 still not started after 60 s (it hangs) and 2**31-1 dies
+# with SIGSEGV; a count above what the machine may start (pid_max, a pids
+# cgroup) aborts the process (SIGABRT).
+MAX_THREADS = 4096
+
 # Fields whose value is a message or a map: a dotted path below them names a row.
 NESTED_FIELDS = ("gpu_options", "device_count")
 

@@ -21,6 +21,8 @@ import os
 
 import pytest
 
+from tfcompat_threads.options import MAX_THREADS
+
 from .helpers import child_env, python
 
 
@@ -75,8 +77,9 @@ def test_values_tensorflow_would_refuse_are_refused_before_anything_is_applied(t
 
 
 def test_valid_values_are_still_applied(tmp_path):
-    """The other side of the validation (holds today): 0 and int32 counts pass."""
-    for value, env in (("4", "4"), ("2**31 - 1", str(2**31 - 1))):
+    """The other side of the validation (holds today): 0 and counts up to
+    MAX_THREADS pass (issue 20 item 7: above it, TensorFlow hangs or dies)."""
+    for value, env in (("4", "4"), (str(MAX_THREADS), str(MAX_THREADS))):
         outcome = run_probe(tmp_path, "intra_op_parallelism_threads", value)
         assert outcome["raised"] is None and outcome["env"] == env, outcome
     outcome = run_probe(tmp_path, "intra_op_parallelism_threads", "0")

@@ -184,6 +184,8 @@ class Analysis:
             return self._symbols[node]
         names = self.qnames(node)
         found = sym.symbol_for(names)
+        if found is not None and len(names) > 1 and any(sym.symbol_for({name}) is None for name in names):
+            found = None  # `import mylib as tf` besides `import tensorflow as tf`: it may not be TensorFlow's
         if found is None and not names and type(node) is ast.Name and self.star_modules:
             if self.names.unbound(node):
                 found = sym.symbol_for({f"{self.star_modules[-1]}.{node.id}"})

@@ -188,19 +188,19 @@ def _noqa_codes(text: str):
                     yield number, at, REDIRECTS.get(code, code)
 
 
-def _comments(text: str) -> list[tuple[int, int, str]]:
-    """(line, 0-based column, text) of each comment, as Python's tokenizer
-    finds them (text in a string is no comment); each line's text from its
-    first `#` when the text does not tokenize."""
+def _comments(text: str):
+    """(line, column, text) of each comment, as Python's tokenizer finds
+    them: `s = '# noqa'` holds none. Lines are counted as Python counts
+    them (\n, \r\n, \r; a form feed or U+2028 ends none)."""
     import io
     import tokenize
 
     try:
-        return [(token.start[0], token.start[1], token.string)
-                for token in tokenize.generate_tokens(io.StringIO(text).readline) if token.type == tokenize.COMMENT]
-    except (tokenize.TokenError, SyntaxError):
-        return [(number, line.index("#"), line[line.index("#"):])
-                for number, line in enumerate(text.splitlines(), start=1) if "#" in line]
+        for token in tokenize.generate_tokens(io.StringIO(text, newline=None).readline):
+            if token.type == tokenize.COMMENT:
+                yield token.start[0], token.start[1], token.string
+    except (tokenize.TokenError, SyntaxError):  # the parser, not this, reports code that does not parse
+        return
 
 
 def select(findings: list[Finding], wants: Callable[[str], bool], noqa: dict[int, set[str]],

@@ -25,4 +25,16 @@ IMPORT = b"tensorflow"
 
 def may_need_codemod(source: bytes) -> bool:
     # `in` is a C memmem scan, faster here than one regular expression of all the tokens
-    return IMPORT in source and any(token in source for token in TRIGGERS)
+    if IMPORT in source and any(token in source for token in TRIGGERS):
+        return True
+    return not source.isascii() and _spelled_otherwise(source)
+
+
+def _spelled_otherwise(source: bytes) -> bool:
+    """The tokens spelled with characters Python reads as others: it
+    NFKC-normalises identifiers, so `import tensorﬂow` (U+FB02) or
+    fullwidth letters import TensorFlow."""
+    import unicodedata
+
+    normal = unicodedata.normalize("NFKC", source.decode("utf-8", "replace")).encode("utf-8", "replace")
+    return normal != source and IMPORT in normal and any(token in normal for token in TRIGGERS)

@@ -16,19 +16,33 @@ changed:
 One file per source file and settings, in `$TFCOMPAT_THREADS_CACHE_DIR`, else
 `$XDG_CACHE_HOME/tfcompat-threads`, else `~/.cache/tfcompat-threads`; a
 folder per build of this tool, the folders of builds unused for a week
-removed. `--no-cache` turns it off. The folder is used only when it is
-this tool's: made empty by it and marked with a CACHEDIR.TAG of its own
-(a folder with other things in it, such as a repository or a home folder, is
-never written to or pruned), the user's own, and not writable by others (its
-entries are unpickled). A cache that cannot be read or written is no cache:
-never an error.
+removed. `--no-cache` turns it off. A cache that cannot be read or written
+is no cache: never an error.
+
+The cache is never a way in (a repository, a tar file or a restored CI cache
+can hold a folder that looks like it):
+- an entry is data (JSON, every field checked on reading), never code;
+- an entry is used only when this tool can prove it wrote it: it carries an
+  HMAC-SHA256, under a secret key of the user's kept outside the cache
+  (`$XDG_STATE_HOME/tfcompat-threads/key`, else
+  `~/.local/state/tfcompat-threads/key`, made 0600 in a 0700 folder), of its
+  bytes and of what it was made for (the file's path and digest, the
+  settings, the build);
+- a folder is this tool's only if this tool made it: made empty here, its
+  CACHEDIR.TAG holds an HMAC of the folder's device, inode and path (a copy,
+  a clone or an unpacked archive of it is another folder), it holds nothing
+  but the tag and build folders, it is the user's and not writable by others.
+  Anything else is never written to or pruned;
+- a cache or key folder inside a tree being linted is never used.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import hmac
+import json
 import os
-import pickle
 import re
 import stat
 import sys
@@ -36,33 +50,42 @@ from pathlib import Path
 
 from ..codemod.project import Project, blake2b, digest
 
-_FORMAT = 2
+_FORMAT = 3
 _UNUSED_FOR = 7 * 24 * 3600
 _TAG = "CACHEDIR.TAG"  # https://bford.info/cachedir/: backup tools skip the folder
 _TAG_TEXT = ("Signature: 8a477f597d28d172789f06886806bc55\n"
              "# This file is a cache directory tag created by tfcompat-threads.\n")
 _BUILD = re.compile(r"[0-9a-f]{16}")
+_KEY_BYTES = 32
+_MAX_ENTRY = 256 * 1024 * 1024  # far above what a 2 MB module's findings take
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
 class Cache:
-    """The cache of one run: where, and the key part all its files share.
-    Small and picklable: the parsing processes get it with each file."""
+    """The cache of one run: where, the key part all its files share, and the
+    user's key. Small and picklable: the parsing processes get it with each file."""
 
-    __slots__ = ("folder", "settings")
+    __slots__ = ("folder", "settings", "secret")
 
-    def __init__(self, folder: str, settings: str) -> None:
+    def __init__(self, folder: str, settings: str, secret: bytes) -> None:
         self.folder = folder
         self.settings = settings
+        self.secret = secret
 
     @staticmethod
-    def open(settings, enabled: frozenset[str]) -> Cache | None:
-        """The cache for a run with these settings, or None (off, or unusable)."""
+    def open(settings, enabled: frozenset[str], trees=()) -> Cache | None:
+        """The cache for a run with these settings over the paths `trees`, or
+        None (off, or unusable)."""
         root = _root()
         if root is None:
             return None
         try:
+            linted = [os.path.realpath(tree) for tree in trees]
+            secret = _secret(linted)
+            if secret is None or _inside(str(root), linted):
+                return None
             build = blake2b(_build().encode(), digest_size=8).hexdigest()
-            if not _ours(root):
+            if not _ours(root, secret):
                 return None
             folder = root / build
             folder.mkdir(mode=0o700, exist_ok=True)
@@ -71,8 +94,9 @@ class Cache:
             _prune(root, keep=build)
         except Exception:  # a broken install, a folder that cannot be made: no cache, never an error
             return None
-        key = repr((_FORMAT, settings.target, settings.tf_version, settings.unsafe_fixes, sorted(enabled)))
-        return Cache(str(folder), key)
+        key = json.dumps([_FORMAT, build, settings.target, settings.tf_version, settings.unsafe_fixes,
+                          sorted(enabled)])
+        return Cache(str(folder), key, secret)
 
     def memo(self, path: str) -> Memo | None:
         try:
@@ -90,22 +114,31 @@ class Memo:
         self.project = project
         self.path = path
         self.root = str(project.root) if project is not None else None
+        self.cache = cache
         name = blake2b(cache.settings.encode() + b"\0" + os.fsencode(path), digest_size=16).hexdigest()
         self.entry = Path(cache.folder, name)
         self.log: list[tuple] = []
 
+    def _seal(self, code: bytes, body: bytes) -> str:
+        """The HMAC of an entry's bytes and of what it was made for."""
+        made_for = json.dumps([self.cache.settings, self.path, self.root, digest(code)]).encode()
+        return hmac.new(self.cache.secret, made_for + b"\0" + body, hashlib.sha256).hexdigest()
+
     def recall(self, code: bytes):
         """(findings, (edits, skipped) or None) kept for exactly these bytes,
-        when every question its analysis asked gets the same answer; else None."""
+        when this tool wrote them and every question their analysis asked
+        gets the same answer; else None."""
         try:
             with _regular(self.entry) as stream:
-                kept_for, path, root, log, payload = pickle.load(stream)
-            if (kept_for, path, root) != (digest(code), self.path, self.root):
+                data = stream.read(_MAX_ENTRY + 1)
+            seal, _, body = data.partition(b"\n")
+            if len(data) > _MAX_ENTRY or not hmac.compare_digest(seal, self._seal(code, body).encode()):
                 return None
+            log, findings, planned = _decoded(json.loads(body))
             if log and (self.project is None or not self.project.answers(log)):
                 return None
-            return _checked(pickle.loads(payload))
-        except Exception:  # a missing, partial or foreign entry is a miss
+            return findings, planned
+        except Exception:  # a missing, partial, foreign or forged entry is a miss
             return None
 
     @contextlib.contextmanager
@@ -122,21 +155,126 @@ class Memo:
         """Keep the first round (before anything changes the findings)."""
         temporary = self.entry.with_name(f"{self.entry.name}.{os.getpid()}.tmp")
         try:
-            payload = pickle.dumps((findings, planned), protocol=pickle.HIGHEST_PROTOCOL)
-            entry = (digest(code), self.path, self.root, self.log, payload)
+            body = json.dumps(_encoded(self.log, findings, planned), separators=(",", ":")).encode()
             try:
                 os.unlink(temporary)  # one a killed run left (or anything else there: never followed)
             except FileNotFoundError:
                 pass
-            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600)
             with open(fd, "wb") as stream:
-                pickle.dump(entry, stream, protocol=pickle.HIGHEST_PROTOCOL)
+                stream.write(self._seal(code, body).encode() + b"\n" + body)
             os.replace(temporary, self.entry)
         except Exception:  # a full disk or a read-only folder: no cache, no error
             try:
                 os.unlink(temporary)
             except OSError:
                 pass
+
+
+# -- an entry: data, checked field by field -------------------------------------------
+
+
+# The kinds of edit an entry may hold: the module that defines each (imported
+# only when an entry holds one: codemod.context costs 50 ms) and its fields' types.
+_EDITS = {"Edit": ("findings", (int, int, str)), "StatementEdit": ("context", (int, int, str, "block", bool, str)),
+          "EnsureImport": ("findings", (str, (str, None))), "MoveImport": ("findings", (int, str))}
+_CLASSES: dict[str, type] = {}
+
+
+def _encoded(log, findings, planned) -> list:
+    def edit(value):
+        return [type(value).__name__, *value]
+
+    def fix(value):
+        if value is None:
+            return None
+        return [value.applicability.value, value.message, [edit(e) for e in value.edits], value.blocked_by]
+
+    found = [[f.code, f.message, list(f.start), list(f.end), fix(f.fix), f.help, f.key,
+              None if f.cover is None else [list(f.cover.keys), f.cover.when], f.fixed, f.cell, f.noqa_row]
+             for f in findings]
+    if planned is not None:
+        edits, skipped = planned
+        planned = [[edit(e) for e in edits], [next(i for i, f in enumerate(findings) if f is s) for s in skipped]]
+    return [[list(entry) for entry in log], found, planned]
+
+
+def _decoded(data):
+    """(log, findings, planned) of an entry's JSON; TypeError or ValueError
+    for anything not of the shape `_encoded` gives."""
+    from ..codemod.findings import Applicability, Cover, Finding, Fix, Position
+
+    def need(ok: bool) -> None:
+        if not ok:
+            raise TypeError("not an entry of this tool")
+
+    def fits(value, kind) -> bool:
+        if kind is None:
+            return value is None
+        if type(kind) is tuple:
+            return any(fits(value, k) for k in kind)
+        if kind is int:
+            return type(value) is int
+        if kind == "block":
+            return (type(value) is list and len(value) == 3 and type(value[0]) is int and type(value[1]) is str
+                    and type(value[2]) is int)
+        return type(value) is kind
+
+    def edit(value):
+        need(type(value) is list and value and value[0] in _EDITS)
+        module, kinds = _EDITS[value[0]]
+        cls = _CLASSES.get(value[0])
+        if cls is None:
+            import importlib
+
+            cls = _CLASSES[value[0]] = getattr(importlib.import_module(f"..codemod.{module}", __package__), value[0])
+        fields = value[1:]
+        need(len(fields) == len(kinds) and all(fits(v, k) for v, k in zip(fields, kinds)))
+        return cls(*(tuple(v) if k == "block" else v for v, k in zip(fields, kinds)))
+
+    def position(value):
+        need(type(value) is list and len(value) == 2 and all(type(v) is int for v in value))
+        return Position(*value)
+
+    def fix(value):
+        if value is None:
+            return None
+        need(type(value) is list and len(value) == 4 and type(value[2]) is list
+             and fits(value[1], str) and fits(value[3], str))
+        return Fix(Applicability(value[0]), value[1], [edit(e) for e in value[2]], value[3])
+
+    def cover(value):
+        if value is None:
+            return None
+        need(type(value) is list and len(value) == 2 and type(value[0]) is list
+             and all(type(k) is str for k in value[0]) and type(value[1]) is str)
+        return Cover(tuple(value[0]), value[1])
+
+    def finding(value):
+        need(type(value) is list and len(value) == 11)
+        code, message, start, end, fix_, help_, key, cover_, fixed, cell, noqa_row = value
+        need(fits(code, str) and fits(message, str) and fits(help_, str) and fits(key, (str, None))
+             and fits(fixed, bool) and fits(cell, (int, None)) and fits(noqa_row, int))
+        made = Finding(code, message, position(start), position(end), fix(fix_), help_, key, cover(cover_))
+        made.fixed, made.cell, made.noqa_row = fixed, cell, noqa_row
+        return made
+
+    def answer(value):
+        return tuple(answer(v) for v in value) if type(value) is list else value
+
+    need(type(data) is list and len(data) == 3 and type(data[0]) is list and type(data[1]) is list)
+    log = [answer(entry) for entry in data[0]]
+    need(all(type(entry) is tuple and entry and type(entry[0]) is str for entry in log))
+    findings = [finding(f) for f in data[1]]
+    planned = data[2]
+    if planned is not None:
+        need(type(planned) is list and len(planned) == 2 and type(planned[0]) is list and type(planned[1]) is list
+             and all(type(i) is int and 0 <= i < len(findings) for i in planned[1]))
+        planned = ([edit(e) for e in planned[0]], [findings[i] for i in planned[1]])
+    return log, findings, planned
+
+
+# -- the folders: the user's key, and the cache's own folder -------------------------------
 
 
 def _regular(path: Path):
@@ -149,18 +287,57 @@ def _regular(path: Path):
     return open(fd, "rb")
 
 
-def _checked(kept):
-    """What an entry holds, when it has the shape `keep` gives it."""
-    from ..codemod.findings import Finding
+def _inside(folder: str, trees: list[str]) -> bool:
+    """`folder` is one of `trees` or below one."""
+    return any(folder == tree or folder.startswith(tree.rstrip(os.sep) + os.sep) for tree in trees)
 
-    findings, planned = kept
-    if not (type(findings) is list and all(type(f) is Finding for f in findings)):
-        raise TypeError("not findings")
-    if planned is not None and not (type(planned) is tuple and len(planned) == 2
-                                    and all(type(part) is list for part in planned)
-                                    and all(any(s is f for f in findings) for s in planned[1])):
-        raise TypeError("not a plan")
-    return findings, planned
+
+def _secret(linted: list[str]) -> bytes | None:
+    """The user's key (made on first use), or None when it cannot be had
+    safely: its folder the user's alone, the key a regular file of theirs
+    that only they can read, of the right size, outside the linted trees."""
+    base = os.environ.get("XDG_STATE_HOME")
+    if not base or not os.path.isabs(base):
+        base = os.path.join(os.path.expanduser("~"), ".local", "state")
+    folder = Path(os.path.realpath(os.path.join(base, "tfcompat-threads")))
+    if _inside(str(folder), linted):
+        return None
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if not _private(folder, 0o077):
+        return None
+    path = folder / "key"
+    try:
+        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        _make_key(path)
+        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
+    with open(fd, "rb") as stream:
+        status = os.fstat(fd)
+        if (not stat.S_ISREG(status.st_mode) or status.st_mode & 0o077 or status.st_size != _KEY_BYTES
+                or (hasattr(os, "getuid") and status.st_uid != os.getuid())):
+            return None
+        secret = stream.read(_KEY_BYTES + 1)
+    return secret if len(secret) == _KEY_BYTES else None
+
+
+def _make_key(path: Path) -> None:
+    """A new random key, written whole before it is linked into place (two
+    runs at once: the first link wins, the other reads it)."""
+    import secrets
+
+    temporary = path.with_name(f"key.{os.getpid()}.tmp")
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(temporary)
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600)
+    try:
+        with open(fd, "wb") as stream:
+            stream.write(secrets.token_bytes(_KEY_BYTES))
+            stream.flush()
+            os.fsync(stream.fileno())
+        with contextlib.suppress(FileExistsError):
+            os.link(temporary, path)
+    finally:
+        os.unlink(temporary)
 
 
 def _root() -> Path | None:
@@ -175,31 +352,46 @@ def _root() -> Path | None:
     return Path(os.path.realpath(folder))
 
 
-def _ours(root: Path) -> bool:
-    """The folder is this tool's cache (made here, empty, if missing), the
-    user's own and not writable by others."""
+def _proof(root: Path, secret: bytes) -> bytes:
+    """The tag of the folder `root`: the CACHEDIR.TAG text and an HMAC of
+    this very folder (device, inode, path), which only this tool can make."""
+    status = root.lstat()
+    made_for = f"folder\0{status.st_dev}\0{status.st_ino}\0".encode() + os.fsencode(str(root))
+    return (_TAG_TEXT + f"# {hmac.new(secret, made_for, hashlib.sha256).hexdigest()}\n").encode()
+
+
+def _ours(root: Path, secret: bytes) -> bool:
+    """The folder is this tool's cache (made here, empty, if missing; its tag
+    proves this tool made it there), holds only the tag and build folders,
+    and is the user's own and not writable by others."""
     root.mkdir(mode=0o700, parents=True, exist_ok=True)
     if not _private(root):
         return False
     tag = root / _TAG
+    proof = _proof(root, secret)
+    names = os.listdir(root)
+    if _TAG not in names:
+        if names:  # a folder with other things in it: not ours to fill or prune
+            return False
+        fd = os.open(tag, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600)
+        with open(fd, "wb") as stream:
+            stream.write(proof)
+        return True
     try:
         with _regular(tag) as stream:
-            return stream.read(len(_TAG_TEXT)) == _TAG_TEXT.encode()
-    except FileNotFoundError:
-        pass
+            if not hmac.compare_digest(stream.read(len(proof) + 1), proof):
+                return False
     except (OSError, ValueError):
         return False
-    if os.listdir(root):  # a folder with other things in it: not ours to fill or prune
-        return False
-    with open(tag, "x", encoding="ascii") as stream:
-        stream.write(_TAG_TEXT)
-    return True
+    with os.scandir(root) as entries:
+        return all(entry.name == _TAG or (_BUILD.fullmatch(entry.name) and entry.is_dir(follow_symlinks=False))
+                   for entry in entries)
 
 
-def _private(folder: Path) -> bool:
+def _private(folder: Path, others: int = 0o022) -> bool:
     status = folder.lstat()
     mine = not hasattr(os, "getuid") or status.st_uid == os.getuid()
-    return stat.S_ISDIR(status.st_mode) and mine and not status.st_mode & 0o022
+    return stat.S_ISDIR(status.st_mode) and mine and not status.st_mode & others
 
 
 def _build() -> str:
@@ -222,8 +414,8 @@ def _build() -> str:
 
 
 def _prune(root: Path, keep: str) -> None:
-    """Remove the folders of other builds left unused for a week (only
-    folders named as builds are: 16 hexadecimal digits)."""
+    """Remove the folders of other builds left unused for a week (the folder
+    is ours, `_ours`: it holds nothing else)."""
     import shutil
     import time
 

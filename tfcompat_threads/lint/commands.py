@@ -58,14 +58,14 @@ def _codemod_options(function):
 def check(add_noqa: bool, **options) -> None:
     """Report findings; change nothing. [*] marks what `fix` applies.
     With --add-noqa: turn every finding off where it is (then burn the list down)."""
-    sys.exit(_run(Mode.ADD_NOQA if add_noqa else Mode.CHECK, **options))
+    _interruptible(Mode.ADD_NOQA if add_noqa else Mode.CHECK, options)
 
 
 @click.command(short_help="Print the diff `fix` would apply.")
 @_codemod_options
 def diff(**options) -> None:
     """Print the unified diff that `fix` would apply; change nothing."""
-    sys.exit(_run(Mode.DIFF, **options))
+    _interruptible(Mode.DIFF, options)
 
 
 @click.command(short_help="Apply the fixes in place.")
@@ -73,7 +73,7 @@ def diff(**options) -> None:
 @click.option("--show-fixes", is_flag=True, help="List the findings fixed in each file.")
 def fix(**options) -> None:
     """Apply the fixes in place (`fix -`: write the result to standard output)."""
-    sys.exit(_run(Mode.FIX, **options))
+    _interruptible(Mode.FIX, options)
 
 
 @click.command(short_help="Print a rule's documentation.")
@@ -156,9 +156,28 @@ def _settings(paths, stdin_filename, target, tf_version, unsafe_fixes, select, e
     return settings.replace(**changes)
 
 
+def _interruptible(mode: Mode, options: dict) -> None:
+    """Run, and exit with the run's code; on Ctrl-C, exit 130 (what a shell
+    reports for SIGINT, never 1, "findings"), saying what `fix` had already
+    rewritten (each file wholly: files.py holds the signal during a write)."""
+    rewritten: list[str] = []
+    try:
+        code = _run(mode, **options, rewritten=rewritten)
+    except KeyboardInterrupt:
+        if mode is Mode.FIX:
+            count = f"{len(rewritten)} file{'s' if len(rewritten) != 1 else ''}"
+            said = f"{count} already rewritten, the others left as they were"
+        else:
+            said = "nothing was changed"
+        click.echo(f"interrupted (Ctrl-C): {said}", err=True)
+        sys.exit(130)
+    sys.exit(code)
+
+
 def _run(mode: Mode, paths, target, tf_version, show_settings, unsafe_fixes, select, extend_select, ignore,
          output_format, statistics, jobs, quiet, exit_zero, stdin_filename, force_exclude, no_cache,
-         show_fixes=False) -> int:
+         show_fixes=False, rewritten=None) -> int:
+    from ..terminal import visible
     from . import formats, runner
     from .files import FileError, discover, read_stdin, write_atomic
     from .report import Report
@@ -199,7 +218,7 @@ def _run(mode: Mode, paths, target, tf_version, show_settings, unsafe_fixes, sel
         files, missing = discover(list(paths), settings.excludes, force_exclude)
         for message in missing:
             report.failed(message)
-        results = runner.run(files, settings, work, jobs, cache=not no_cache)
+        results = runner.run(files, settings, work, jobs, cache=not no_cache, trees=paths)
         if sys.stderr.isatty() and not quiet and len(files) > 100:
             results = _with_progress(results, len(files))
         if mode is Mode.FIX:
@@ -226,6 +245,10 @@ def _run(mode: Mode, paths, target, tf_version, show_settings, unsafe_fixes, sel
         else:
             try:
                 write_atomic(result.path, result.fixed_source, result.source)
+            except KeyboardInterrupt:  # held during the write, raised after it: the file may be new already
+                if rewritten is not None and _holds(result.path, result.fixed_source):
+                    rewritten.append(result.path)
+                raise
             except FileError as error:  # nothing was fixed: its findings stand, as check shows them
                 report.failed(str(error))
                 kept = [(p, f) for p, f in entries if p != result.path]
@@ -237,6 +260,8 @@ def _run(mode: Mode, paths, target, tf_version, show_settings, unsafe_fixes, sel
                 report.with_findings += bool(unfixed) - bool(result.findings)
                 continue
             report.changed_file(result.path, result.fixed)
+            if rewritten is not None:
+                rewritten.append(result.path)
             fixes.append((result.path, [f for f in result.found if f.fixed]))
             written[os.path.realpath(result.path)] = result
     if entries:
@@ -253,11 +278,11 @@ def _run(mode: Mode, paths, target, tf_version, show_settings, unsafe_fixes, sel
         click.echo(_statistics(entries, mode), nl=False, err=info)
     if mode is Mode.FIX and not quiet and not code_to_stdout:
         for path in report.changed:
-            click.echo(f"fixed {formats.shown(path)}", err=info)
+            click.echo(f"fixed {visible(path)}", err=info)
     if show_fixes and fixes:
         click.echo(_fixes_list(fixes), nl=False, err=info)
     for error in report.errors:
-        click.echo(f"error: {formats.shown(error)}", err=True)
+        click.echo(f"error: {visible(error)}", err=True)
     if not quiet:
         click.echo(report.summary(time.perf_counter() - started), err=info)
     return report.exit_code(exit_zero)
@@ -286,6 +311,14 @@ def _show_places(entries, written: dict) -> None:
         finding.help = shown_places(finding.help, moved)
 
 
+def _holds(path: str, data: bytes) -> bool:
+    try:
+        with open(path, "rb") as file:
+            return file.read(len(data) + 1) == data
+    except OSError:
+        return False
+
+
 def _statistics(entries, mode: Mode) -> str:
     from collections import Counter
 
@@ -304,12 +337,12 @@ def _fixes_list(fixes: list[tuple[str, list]]) -> str:
     from collections import Counter
 
     from ..codemod.rules import RULES
-    from .formats import shown
+    from ..terminal import visible
 
     total = sum(len(found) for _, found in fixes)
     lines = [f"Fixed {total} finding{'s' if total != 1 else ''}:"]
     for path, found in fixes:
-        lines.append(f"- {shown(path)}:")
+        lines.append(f"- {visible(path)}:")
         counts = Counter(f.code for f in found)
         lines += [f"    {counts[code]} \u00d7 {code} ({RULES[code].name})" for code in sorted(counts)]
     return "\n".join(lines) + "\n"
@@ -326,6 +359,8 @@ def _unified_diff(result) -> str:
     import difflib
     import os
 
+    from ..terminal import c_quoted
+
     path = os.path.normpath(result.path)
     if result.cells:
         pieces = [(f"{path}:cell {number}", old + "\n", new + "\n") for number, old, new in result.cells]
@@ -333,6 +368,16 @@ def _unified_diff(result) -> str:
         pieces = [(path, result.text(result.source), result.text(result.fixed_source))]
     out = []
     for name, old, new in pieces:
-        lines = difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True), name, name)
+        name = c_quoted(name)
+        lines = difflib.unified_diff(_lines(old), _lines(new), name, name)
         out += [line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines]
     return "".join(out)
+
+
+def _lines(text: str) -> list[str]:
+    """The lines of `text` as `patch` and `git apply` count them: ended by
+    \n only (a \r stays in its line; a form feed, U+2028, NEL or \x1c, which
+    `str.splitlines` takes for line ends, are characters of a line)."""
+    lines = [line + "\n" for line in text.split("\n")]
+    lines[-1] = lines[-1][:-1]
+    return lines if lines[-1] else lines[:-1]

@@ -107,7 +107,7 @@ def discover(paths: list[str], excludes: Excludes, force_exclude: bool = False) 
             errors.append(_missing(raw, error))
             continue
         if stat.S_ISDIR(info.st_mode):
-            for file in _walk(clean(raw), excludes):
+            for file in _walk(clean(raw), excludes, errors):
                 found[file] = None
         elif not (force_exclude and excludes.matches(raw, cwd)):
             found[raw] = None
@@ -132,15 +132,16 @@ class RegularFile(str):
     __slots__ = ()
 
 
-def _walk(top: str, excludes: Excludes) -> list[str]:
+def _walk(top: str, excludes: Excludes, errors: list[str]) -> list[str]:
     """Files below `top`: what git does not ignore inside a work tree, else
     a plain walk; either way without skipped folders, excluded paths, or
-    links that lead out of the tree (or nowhere, or round in a loop)."""
+    links that lead out of the tree (or nowhere, or round in a loop). A
+    folder the plain walk cannot list is an error (one line, in `errors`)."""
     root = os.path.realpath(top)
     kinds: dict[str, str] | None = {}  # what the plain walk saw each file to be; None: ask each file
     listed = _git_files(top, excludes)
     if listed is None:
-        listed = _os_walk(top, excludes, kinds)
+        listed = _os_walk(top, excludes, kinds, errors)
     else:
         kinds = None
     files = []
@@ -156,13 +157,14 @@ def _walk(top: str, excludes: Excludes) -> list[str]:
     return files
 
 
-def _os_walk(top: str, excludes: Excludes, kinds: dict[str, str]) -> list[str]:
+def _os_walk(top: str, excludes: Excludes, kinds: dict[str, str], errors: list[str] | None = None) -> list[str]:
     """A plain walk, in sorted order, without following links to folders and
     iterative however deep the tree is. A folder below `top` that holds
     `pyvenv.cfg` (a virtual environment) is skipped, one that holds `.git` (a
     file for submodules and worktrees) is listed as its git sees it. Each
     file's kind as its folder entry says, "file" or "link", goes into `kinds`
-    (no stat per file)."""
+    (no stat per file). A folder that cannot be listed (no read permission)
+    goes into `errors`, when given; one gone meanwhile is passed by."""
     listed = []
     stack = [(top, "")]
     while stack:
@@ -170,7 +172,11 @@ def _os_walk(top: str, excludes: Excludes, kinds: dict[str, str]) -> list[str]:
         try:
             with os.scandir(folder) as found:
                 entries = sorted(found, key=lambda entry: entry.name)
-        except OSError:  # unreadable or gone: passed by, as os.walk does
+        except FileNotFoundError:  # gone meanwhile
+            continue
+        except OSError as error:
+            if errors is not None:
+                errors.append(f"{folder}: cannot list this folder: {error.strerror or error}; its files are not checked")
             continue
         if prefix:
             names = {entry.name for entry in entries}
@@ -313,15 +319,16 @@ def _too_big(size: int) -> _Refused:
                     f"({MAX_FILE_BYTES // (1024 * 1024)} MiB); left unchanged")
 
 
-def _read_regular(path: str, follow: bool = True) -> tuple[bytes, os.stat_result]:
+def _read_regular(path: str, follow: bool = True, dir_fd: int | None = None) -> tuple[bytes, os.stat_result]:
     """The bytes of a regular file, at most MAX_FILE_BYTES. Looked at before it
     is opened (opening a FIFO blocks, opening a device may act; a RegularFile
     was looked at by the walk), and again once open (it may have been swapped
-    in between). `follow=False`: a link is refused (O_NOFOLLOW). _Refused or
-    OSError when it cannot be read."""
+    in between). `follow=False`: a link is refused (O_NOFOLLOW). `dir_fd`:
+    `path` is a name in that open folder. _Refused or OSError when it cannot
+    be read."""
     if not isinstance(path, RegularFile):
-        _check_regular(os.stat(path) if follow else os.lstat(path))
-    fd = os.open(path, _OPEN_FLAGS | (0 if follow else getattr(os, "O_NOFOLLOW", 0)))
+        _check_regular(os.stat(path, dir_fd=dir_fd, follow_symlinks=follow))
+    fd = os.open(path, _OPEN_FLAGS | (0 if follow else getattr(os, "O_NOFOLLOW", 0)), dir_fd=dir_fd)
     try:
         info = os.fstat(fd)
         _check_regular(info)
@@ -393,8 +400,6 @@ def write_atomic(path: str, data: bytes, expected: bytes) -> None:
 
     The content is compared again right before the rename: an edit in the
     moment between the two is the one window left (editors take no locks)."""
-    import tempfile
-
     target = os.path.realpath(path)
     try:
         current, info = _read_regular(target, follow=False)
@@ -409,37 +414,89 @@ def write_atomic(path: str, data: bytes, expected: bytes) -> None:
     if not mode & 0o222 or not os.access(target, os.W_OK):  # no write bit: refused, even to root
         raise FileError(f"{path}: cannot write: the file is read-only")
     folder, name = os.path.split(target)
-    temporary = None
     with _signals_held():
         try:
-            fd, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".tfcompat", dir=folder)
-            try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view):]
-                _keep_owner(fd, info, path)
-                os.fchmod(fd, mode)  # after the chown, which clears set-id bits
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-            try:
-                now, now_info = _read_regular(target, follow=False)
-            except (_Refused, OSError):  # gone, or swapped for something else
-                raise FileError(f"{path}: not written: the file was replaced since it was read; "
-                                "left as it is now") from None
-            if now == data:  # another run (a second `fix`) wrote the same bytes meanwhile
-                return
-            _check_unchanged(path, expected, now, now_info, (info.st_dev, info.st_ino))
-            os.replace(temporary, target)
-            temporary = None
+            _replace_in(folder, name, path, data, expected, info)
         except OSError as error:
             raise FileError(_describe(path, error, "write")) from None
+
+
+def _replace_in(folder: str, name: str, path, data: bytes, expected: bytes, info: os.stat_result) -> None:
+    """Write `data` to a new file in `folder` and rename it over `name`, all
+    through one open folder (a folder moved or swapped for a link meanwhile
+    leaves no temporary file, and nothing is written elsewhere). The new file
+    gets the old one's owner, group, mode and extended attributes; the rename
+    happens only if the file still holds `expected`, is still the file that
+    was read, with the mode and owner it had (one made read-only meanwhile is
+    left as it is)."""
+    import secrets
+
+    folder_fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    temporary = None
+    try:
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+        for _ in range(100):
+            candidate = f".{name}.{secrets.token_hex(4)}.tfcompat"
+            try:
+                fd = os.open(candidate, flags, 0o600, dir_fd=folder_fd)
+            except FileExistsError:
+                continue
+            temporary = candidate
+            break
+        else:
+            raise FileExistsError(errno.EEXIST, "no free temporary name", folder)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            _keep_owner(fd, info, path)
+            os.fchmod(fd, stat.S_IMODE(info.st_mode))  # after the chown, which clears set-id bits
+            _copy_xattrs(name, fd, folder_fd)
+            os.fsync(fd)
         finally:
-            if temporary is not None:
-                try:
-                    os.unlink(temporary)
-                except OSError:
-                    pass
+            os.close(fd)
+        try:
+            now, now_info = _read_regular(name, follow=False, dir_fd=folder_fd)
+        except (_Refused, OSError):  # gone, or swapped for something else
+            raise FileError(f"{path}: not written: the file was replaced since it was read; "
+                            "left as it is now") from None
+        if now == data:  # another run (a second `fix`) wrote the same bytes meanwhile
+            return
+        _check_unchanged(path, expected, now, now_info, (info.st_dev, info.st_ino))
+        if (now_info.st_mode, now_info.st_uid, now_info.st_gid) != (info.st_mode, info.st_uid, info.st_gid):
+            raise FileError(f"{path}: not written: its mode or owner changed since it was read (now "
+                            f"{stat.filemode(now_info.st_mode)}); left as it is now")
+        os.replace(temporary, name, src_dir_fd=folder_fd, dst_dir_fd=folder_fd)
+        temporary = None
+    finally:
+        if temporary is not None:
+            try:
+                os.unlink(temporary, dir_fd=folder_fd)
+            except OSError:
+                pass
+        os.close(folder_fd)
+
+
+def _copy_xattrs(name: str, fd: int, folder_fd: int) -> None:
+    """The file's extended attributes (user.*, and where this user may, ACLs,
+    SELinux labels, capabilities) on the new file: best effort, one by one."""
+    if not hasattr(os, "listxattr"):
+        return
+    try:
+        source = os.open(name, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0),
+                         dir_fd=folder_fd)
+    except OSError:
+        return
+    try:
+        for attribute in os.listxattr(source):
+            try:
+                os.setxattr(fd, attribute, os.getxattr(source, attribute))
+            except OSError:
+                pass
+    except OSError:  # a file system without extended attributes
+        pass
+    finally:
+        os.close(source)
 
 
 def _check_unchanged(path, expected: bytes, current: bytes, info: os.stat_result, identity=None) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 
 from .. import __version__
+from ..terminal import visible
 
 FORMATS = ("text", "concise", "json", "github", "sarif")
 DOCS = "README.md"
@@ -69,14 +70,16 @@ def where(path: str, finding) -> str:
 
 def text(entries: list[tuple[str, object]], show_fixable: bool, style: Style = Style(False)) -> str:
     """`path:row:col: CODE [*] message`, and a `help:` line for each finding
-    nothing is applied for ([*]: `fix` applies its fix)."""
+    nothing is applied for ([*]: `fix` applies its fix). Names and the code
+    quoted in messages are made visible (terminal.py)."""
     lines = []
     for path, finding in entries:
         mark = " " + style.cyan("[*]") if show_fixable and finding.fixed else ""
-        lines.append(f"{style.bold(where(path, finding))}: {style.red(finding.code)}{mark} {finding.message}")
+        place, message = visible(where(path, finding)), visible(finding.message)
+        lines.append(f"{style.bold(place)}: {style.red(finding.code)}{mark} {message}")
         advice = help_text(finding)
         if advice and not finding.fixed:
-            lines.append(style.dim(f"  help: {advice}"))
+            lines.append(style.dim(f"  help: {visible(advice)}"))
     return "\n".join(lines) + ("\n" if lines else "")
 
 

@@ -28,10 +28,15 @@ _PYTHON_MAGICS = {"time": "", "timeit": "nrp", "prun": "DlsT", "debug": "b", "ca
 _VALUED_LONG = frozenset({"breakpoint"})
 _MAGIC_NAME = re.compile(r"\s*%%?(\w+)")
 _TOKEN = re.compile(r"\s+(\S+)")
+_ESCAPED_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")  # one half of a pair, or alone (which is not text)
 
 
 class NotebookError(Exception):
     pass
+
+
+UNWRITABLE = ("`fix` cannot write this notebook's cells back without reformatting its JSON (not laid out as "
+              "json.dumps lays it out): make the change by hand")
 
 
 @dataclass
@@ -81,8 +86,16 @@ def load(raw: bytes) -> Notebook:
         document = json.loads(raw.decode("utf-8-sig"))
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise NotebookError(f"not a notebook (invalid JSON: {error})") from None
+    except (RecursionError, MemoryError):
+        raise NotebookError("not a notebook (its JSON is nested too deep to read)") from None
     if not isinstance(document, dict):
         raise NotebookError("not a notebook (the JSON is not an object)")
+    if _ESCAPED_SURROGATE.search(raw):
+        try:
+            json.dumps(document, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError as error:
+            raise NotebookError(f"not a notebook (an escaped lone surrogate, {error.object[error.start]!r}, is not "
+                                "text)") from None
     if isinstance(document.get("cells"), list):
         cells, key = document["cells"], "source"
     elif isinstance(document.get("worksheets"), list):  # nbformat 3
@@ -514,7 +527,21 @@ def run(data: bytes, settings, fix: bool, enabled: frozenset[str], path: str | N
     if outcome.remaining is not outcome.findings and module.builds:
         remaining = [f for f in outcome.remaining if f not in outcome.findings]
         module.place(remaining, len(module.builds) - 1)
-    outcome.source = dump(notebook) if module.changed_cells() else data
+    try:
+        if module.changed_cells():
+            outcome.source = dump(notebook)
+        else:
+            outcome.source = data
+            fixable = not fix and any(f.fixed for f in outcome.findings)
+            if fixable and run(data, settings, True, enabled, path, memo)[1] is None:
+                raise NotebookError(UNWRITABLE)  # check marks fixable only what fix can write
+    except NotebookError:
+        for finding in outcome.findings:
+            if finding.fixed:
+                finding.fixed = False
+                finding.help = UNWRITABLE
+        outcome.source, outcome.remaining = data, list(outcome.findings)
+        return outcome, None
     return outcome, module
 
 

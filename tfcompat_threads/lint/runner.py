@@ -205,11 +205,12 @@ def _worker_init(parent: int) -> None:
 
 
 def run(paths: Iterable[str], settings: Settings, mode: Mode, jobs: int | None = None,
-        cache: bool = True) -> Iterator[FileResult]:
+        cache: bool = True, trees: Iterable[str] = ()) -> Iterator[FileResult]:
     """Results for `paths`, in order. Clean files are settled here by the byte
     test; the others are parsed in `jobs` processes (default: CPU count),
     which start on the first files while the rest are still being read.
-    `cache`: use and keep what runs found (lint/cache.py)."""
+    `cache`: use and keep what runs found (lint/cache.py), never in a
+    folder inside `trees` (the paths the user named)."""
     jobs = jobs or os.cpu_count() or 1
     enabled = None  # the rules are imported only when a file needs them
     kept = None
@@ -231,7 +232,7 @@ def run(paths: Iterable[str], settings: Settings, mode: Mode, jobs: int | None =
                 if cache:
                     from .cache import Cache
 
-                    kept = Cache.open(settings, enabled)
+                    kept = Cache.open(settings, enabled, trees)
             items.append(len(work))
             work.append((path, data, settings, mode, enabled, kept))
             if pool is None and len(work) == 2 and jobs > 1:  # one file alone is parsed here, without a pool

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from typing import NamedTuple
 
-from .files import Excludes
+from .files import Excludes, FileError, read_bytes
 
 SECTION = "tool.tfcompat-threads"
 DEFAULT_EXCLUDE = (".git", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", "build", "dist", "__pycache__")
@@ -180,10 +180,9 @@ def with_declared_tf_version(settings: Settings, start: str) -> Settings:
 
 def _read_section(path: str) -> dict:
     try:
-        with open(path, "rb") as file:
-            raw = file.read()
-    except OSError as error:
-        raise SettingsError(f"{path}: cannot read: {error.strerror or error}") from None
+        raw = read_bytes(path)  # bounded as source files are: a 3 GB pyproject.toml is not read
+    except FileError as error:
+        raise SettingsError(str(error)) from None
     if b"tfcompat-threads" not in raw and b"tfcompat_threads" not in raw:
         return {}
     try:
@@ -198,6 +197,8 @@ def _read_section(path: str) -> dict:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise SettingsError(f"{path}: invalid TOML: {error}") from None
+    except (RecursionError, MemoryError):  # arrays or tables nested a thousand deep
+        raise SettingsError(f"{path}: TOML nested too deep to read; not used") from None
     tool = data.get("tool", {})
     if not isinstance(tool, dict):
         raise SettingsError(f"{path}: `tool` must be a table")

@@ -63,6 +63,10 @@ def _prctl():
 
 _PRCTL = _prctl()
 PR_SET_PDEATHSIG = 1
+PR_SET_CHILD_SUBREAPER = 36
+PR_GET_CHILD_SUBREAPER = 37
+# Set in the command's environment: what the sweep may kill carries it.
+_MARK = "TFCOMPAT_THREADS_MEASURED"
 
 
 def _die_with_parent() -> None:  # runs in the child, between fork and exec
@@ -86,6 +90,71 @@ def _exited(proc: subprocess.Popen) -> bool:
         return True
 
 
+class _Reaper:
+    """While a command runs (Linux): this process is a child subreaper, so a
+    process the command started that left its group (`setsid`) comes to it
+    when its parent dies, and is killed at the end (`sweep`) instead of
+    running on. Only processes that carry this run's mark in their
+    environment are killed."""
+
+    def __init__(self) -> None:
+        import secrets
+
+        self.mark = secrets.token_hex(16)
+        self.was = None
+        if _PRCTL is not None:
+            import ctypes
+
+            was = ctypes.c_int(0)
+            if _PRCTL(PR_GET_CHILD_SUBREAPER, ctypes.byref(was), 0, 0, 0) == 0 and \
+                    _PRCTL(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0:
+                self.was = was.value
+
+    def sweep(self, group: int) -> None:
+        """Kill and reap the marked processes that came to this one, until
+        none is left and nothing of the command's group runs (its members'
+        orphans come as they die)."""
+        if self.was is None:
+            return
+        me, deadline = os.getpid(), time.monotonic() + 5
+        while time.monotonic() < deadline:
+            processes = list(_processes())
+            found = [pid for pid, parent, pgid, _ in processes if parent == me and (pgid == group or self._marked(pid))]
+            running = any(pgid == group and state not in "ZX" for _, _, pgid, state in processes)
+            if not found and not running:
+                break
+            for pid in found:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                    os.waitpid(pid, 0)
+                except (ProcessLookupError, ChildProcessError):
+                    pass
+            if running:
+                time.sleep(0.01)
+        if not self.was:
+            _PRCTL(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
+        self.was = None  # swept: a second call does nothing
+
+    def _marked(self, pid: int) -> bool:
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as handle:
+                return f"{_MARK}={self.mark}".encode() in handle.read().split(b"\0")
+        except OSError:
+            return False
+
+
+def _processes():
+    """(pid, parent pid, process group, state) of every process (Linux /proc)."""
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as handle:
+                    fields = handle.read().rsplit(b")", 1)[1].split()
+            except (OSError, IndexError):
+                continue
+            yield int(entry), int(fields[1]), int(fields[2]), fields[0].decode()
+
+
 class _Stop(BaseException):
     """SIGTERM / SIGHUP arrived while a child ran: kill it, then leave."""
 
@@ -94,6 +163,15 @@ def run_child(command: list[str], env: dict[str, str], timeout: float | None,
               keep_stdout: bool = False) -> ChildResult:
     """Run `command`; raise OSError when it cannot start."""
     start = time.perf_counter()
+    reaper = _Reaper()
+    try:
+        return _run_child(command, {**env, _MARK: reaper.mark}, timeout, keep_stdout, start, reaper)
+    finally:
+        reaper.sweep(-1)  # when the command could not start (else done already)
+
+
+def _run_child(command: list[str], env: dict[str, str], timeout: float | None, keep_stdout: bool, start: float,
+               reaper: _Reaper) -> ChildResult:
     proc = subprocess.Popen(
         command,
         env=env,
@@ -162,6 +240,7 @@ def run_child(command: list[str], env: dict[str, str], timeout: float | None,
         if proc.returncode is None:  # an exception (Ctrl-C) left it running, or not reaped
             _kill_group(proc)
             proc.wait()
+        reaper.sweep(proc.pid)
         selector.close()
         for stream in buffers:
             stream.close()

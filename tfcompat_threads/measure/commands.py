@@ -7,6 +7,8 @@ import sys
 
 import click
 
+from ..options import MAX_THREADS
+
 
 class Failure(click.ClickException):
     """A one-line `Error: ...` and exit code 2 (click's UsageError would add
@@ -72,8 +74,8 @@ def _env_pairs(values: tuple[str, ...]) -> dict[str, str]:
 
 
 @click.command(short_help="Count the pools TensorFlow makes for given sizes.", cls=OneLine)
-@click.option("--intra", type=click.IntRange(min=0), default=0, show_default=True, help="intra_op_parallelism_threads (0 = TensorFlow's default: the schedulable CPUs).")
-@click.option("--inter", type=click.IntRange(min=0), default=0, show_default=True, help="inter_op_parallelism_threads (0 = TensorFlow's default: the schedulable CPUs).")
+@click.option("--intra", type=click.IntRange(min=0, max=MAX_THREADS), default=0, show_default=True, help="intra_op_parallelism_threads (0 = TensorFlow's default: the schedulable CPUs).")
+@click.option("--inter", type=click.IntRange(min=0, max=MAX_THREADS), default=0, show_default=True, help="inter_op_parallelism_threads (0 = TensorFlow's default: the schedulable CPUs).")
 @click.option("--env", "env", multiple=True, metavar="NAME=VALUE", help="Set this variable in the probe process (repeatable), e.g. OMP_NUM_THREADS=1.")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=300, show_default=True, help="Seconds before the probe process is killed.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines on standard error.")
@@ -106,6 +108,9 @@ def _int_list(value: str | None, option: str) -> list[int] | None:
         raise click.BadParameter(f"{value!r}: give numbers separated by commas, e.g. 1,2,4", param_hint=option) from None
     if not values or any(v < 0 for v in values):
         raise click.BadParameter(f"{value!r}: give numbers >= 0 (0 = TensorFlow's default)", param_hint=option)
+    if any(v > MAX_THREADS for v in values):
+        raise click.BadParameter(f"{value!r}: at most {MAX_THREADS} threads (TensorFlow hangs or dies with many more)",
+                                 param_hint=option)
     return values
 
 

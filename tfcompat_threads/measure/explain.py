@@ -7,6 +7,7 @@ import os
 
 from ..options import BY_FIELD
 from ..shim import configure as runtime
+from ..terminal import visible
 
 RELATED_ENV = (
     "TF_NUM_INTRAOP_THREADS",
@@ -130,4 +131,4 @@ def format_explain(data: dict) -> str:
         lines.append(f"    {name}={value if value is not None else '(unset)'}")
     for key in ("OMP_NUM_THREADS", "TF_ENABLE_ONEDNN_OPTS", "GPU", "tf.data"):
         lines.append(f"  {key}: {data['notes'][key]}")
-    return "\n".join(lines) + "\n"
+    return "\n".join(map(visible, lines)) + "\n"  # an environment value is anyone's text

@@ -139,6 +139,12 @@ def _windows(events: list[dict]) -> list[dict]:
     return [e for e in events if e["ev"] in ("session", "first_op") and "new" in e]
 
 
+# The names TensorFlow (>= 2.16) gives its own threads. A program that names its
+# main thread so (prctl PR_SET_NAME) makes the intra-op threads, which take the
+# name of the thread that starts them, look like TensorFlow's.
+_TF_THREAD_NAMES = ("tf_Compute", "tf_graph_runner")
+
+
 def count_pools(events: list[dict], version: str | None) -> dict:
     """The pools each window made, counted from the threads.
 
@@ -162,7 +168,8 @@ def count_pools(events: list[dict], version: str | None) -> dict:
         if window["ev"] == "session":
             entry["session"] = window.get("id")
             entry["session_kind"] = window.get("kind")
-        if named:
+        by_name = named and main not in _TF_THREAD_NAMES  # else the intra-op threads, named after it, look like TF's
+        if by_name:
             entry["intra_op"] = sum(1 for name in new.values() if name == main)
             entry["inter_op"] = sum(1 for name in new.values() if name == "tf_Compute")
             entry["how"] = "thread names (tf_Compute = inter-op; named like the process = intra-op)"
@@ -180,12 +187,16 @@ def count_pools(events: list[dict], version: str | None) -> dict:
             runner = 1 if number == 0 and window["ev"] == "session" else 0
             entry["intra_op"] = intra
             entry["inter_op"] = len(new) - intra - runner
-            entry["how"] = (f"TF {version} names no threads: intra-op = the new threads that worked during a "
+            unnamed = (f"the main thread is named {main}, as TensorFlow names its own threads" if named
+                       else f"TF {version} names no threads")
+            entry["how"] = (f"{unnamed}: intra-op = the new threads that worked during a "
                             "large matmul at exit; inter-op = the other new threads"
                             + (" less the one graph runner" if runner else ""))
         else:
             entry["intra_op"] = entry["inter_op"] = None
-            entry["how"] = (f"TF {version} names no threads and the at-exit calibration did not run: only the "
+            unnamed = f"the main thread is named {main}, as TensorFlow names its own" if named else \
+                f"TF {version} names no threads"
+            entry["how"] = (f"{unnamed} and the at-exit calibration did not run: only the "
                             f"total ({len(new)} new threads) is known")
         out.append(entry)
     return {"windows": out, "named": named}
@@ -308,7 +319,8 @@ def _verdict(setting, settings, reached, intra, eager_inter, session_inter, firs
     else:
         size, pool = session_inter, "the inter-op pool of the sessions (graph mode)"
     if size is None:
-        return "not counted", "this TensorFlow names no threads and a count could not tell its pools apart"
+        return "not counted", ("this TensorFlow names no threads (or the program named its main thread as TensorFlow "
+                               "names its own) and a count could not tell its pools apart")
     threads = f"{size} thread{'s' if size != 1 else ''}"
     if size == wanted:
         return "applied", f"{pool} has {threads} (counted){where}"
@@ -594,7 +606,9 @@ def write_report(report: dict, as_json: bool, output: str | None) -> None:
     text = json.dumps(report, indent=2, default=str) + "\n" if as_json else format_report(report)
     if output:
         Path(output).write_text(text, encoding="utf-8")
-    else:
-        sys.stdout.flush()
-        sys.stderr.write(text)
-        sys.stderr.flush()
+    else:  # a stream closed when the tool started (`1>&-`) is None
+        if sys.stdout is not None:
+            sys.stdout.flush()
+        if sys.stderr is not None:
+            sys.stderr.write(text)
+            sys.stderr.flush()

@@ -211,6 +211,9 @@ def _flatten_into(fields: dict[str, Any], prefix: str, value: Any) -> None:
         return
     if isinstance(value, Mapping) and (not prefix or prefix in _options.NESTED_FIELDS):
         for name, item in value.items():
+            if not isinstance(name, str):  # protobuf: TypeError; device_count={1: 2} is no device name
+                raise _invalid(TypeError, f"{prefix or 'config'}[{name!r}]", item,
+                               f"a field or device name (str) is needed as the key, not {type(name).__name__}")
             _flatten_into(fields, f"{prefix}.{name}" if prefix else str(name), item)
         return
     if not prefix:
@@ -240,7 +243,22 @@ def config_proto(fields: Mapping[str, Any]):
 
 
 def _invalid(error: type[Exception], name: str, value: Any, problem: str) -> Exception:
-    return error(f"tfcompat_threads: {name}={value!r}: {problem}")
+    try:
+        shown = repr(value)
+    except Exception:  # noqa: BLE001  a value's own __repr__ may raise: the error still names the field
+        shown = f"<a {type(value).__name__} whose repr() raises>"
+    return error(f"tfcompat_threads: {name}={shown}: {problem}")
+
+
+def _index(name: str, value: Any, needed: str) -> int:
+    """operator.index, whatever the value's __index__ raises: TypeError naming the field."""
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise _invalid(TypeError, name, value, f"{needed} is needed, not {type(value).__name__}") from None
+    except Exception as error:  # noqa: BLE001  its own __index__ failed
+        problem = f"{needed} is needed; its __index__ raised {type(error).__name__}: {error}"
+        raise _invalid(TypeError, name, value, problem) from None
 
 
 def _is_numpy_bool(value: Any) -> bool:
@@ -251,10 +269,7 @@ def _int32(name: str, value: Any) -> int:
     """An int32 that is not a bool (protobuf of TF 2.21 refuses bools too)."""
     if isinstance(value, bool) or _is_numpy_bool(value):
         raise _invalid(TypeError, name, value, "an int is needed, not a bool")
-    try:
-        number = operator.index(value)
-    except TypeError:
-        raise _invalid(TypeError, name, value, f"an int is needed, not {type(value).__name__}") from None
+    number = _index(name, value, "an int")
     if number not in INT32:
         problem = f"out of range: an int32 ({INT32.start} to {INT32.stop - 1}) is needed"
         raise _invalid(ValueError, name, value, problem)
@@ -264,18 +279,25 @@ def _int32(name: str, value: Any) -> int:
 def _bool(name: str, value: Any) -> bool:
     if isinstance(value, bool) or _is_numpy_bool(value):
         return bool(value)
-    try:
-        return bool(operator.index(value))  # as protobuf: an int is taken, non-zero is True
-    except TypeError:
-        raise _invalid(TypeError, name, value, f"a bool is needed, not {type(value).__name__}") from None
+    return bool(_index(name, value, "a bool"))  # as protobuf: an int is taken, non-zero is True
 
 
 def _intra_op_count(name: str, value: Any) -> int:
-    number = _int32(name, value)
+    number = _inter_op_count(name, value)
     if number < 0:
         # Seen on TF 2.15 and 2.21: taken, then the first op aborts the process
         # ("Check failed: num_threads >= 1").
         problem = "0 (TensorFlow picks) or more is needed: TensorFlow aborts on a negative count"
+        raise _invalid(ValueError, name, value, problem)
+    return number
+
+
+def _inter_op_count(name: str, value: Any) -> int:
+    """A thread count up to MAX_THREADS (negative: for inter-op, TF's "caller's thread")."""
+    number = _int32(name, value)
+    if number > _options.MAX_THREADS:
+        problem = (f"at most {_options.MAX_THREADS} threads are accepted (TensorFlow's first op takes 20 s at "
+                   "16,384 threads, hangs or dies with more)")
         raise _invalid(ValueError, name, value, problem)
     return number
 
@@ -333,6 +355,10 @@ def validated(fields: Mapping[str, Any]) -> dict[str, Any]:
     ValueError naming the field and the value for the first it refuses."""
     checked = {}
     for name, value in fields.items():
+        if name in _options.NESTED_FIELDS:  # not a message or a mapping of its fields
+            what = ("a GPUOptions or a mapping of its fields" if name == "gpu_options"
+                    else "a mapping of device name to count")
+            raise _invalid(TypeError, name, value, f"{what} is needed, not {type(value).__name__}")
         option = _options.lookup(name)
         checked[name] = value if option is None else HANDLERS[option.action].check(name, value)
     return checked
@@ -445,7 +471,7 @@ class Handler(NamedTuple):
 
 HANDLERS: dict[Action, Handler] = {
     Action.INTRA_OP_THREADS: Handler(_intra_op_count, _thread_pool),
-    Action.INTER_OP_THREADS: Handler(_int32, _thread_pool),  # negative: TF's "caller's thread"
+    Action.INTER_OP_THREADS: Handler(_inter_op_count, _thread_pool),  # negative: TF's "caller's thread"
     Action.SOFT_PLACEMENT: Handler(_bool, _soft_placement),
     Action.LOG_PLACEMENT: Handler(_bool, _log_placement),
     Action.GPU_MEMORY_GROWTH: Handler(_bool, _gpu_memory_growth),

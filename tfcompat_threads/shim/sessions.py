@@ -12,6 +12,7 @@ A config's values are checked as `configure()` checks them, in every mode.
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from typing import Any
 
 from . import configure as runtime
@@ -35,8 +36,11 @@ def _graph_mode() -> bool:
     return execution_mode().endswith("graph")
 
 
-def _checked_fields(config: Any) -> dict[str, Any]:
+def _checked_fields(config: Any, session_class_name: str) -> dict[str, Any]:
     """The fields of a session's config (a ConfigProto or a mapping), checked."""
+    if config is not None and not hasattr(config, "ListFields") and not isinstance(config, Mapping):
+        raise TypeError(f"tfcompat_threads: {session_class_name}(config=...) takes a ConfigProto or a mapping of "
+                        f"its fields, not {type(config).__name__}")
     return runtime.validated(runtime.flatten(config))
 
 
@@ -88,7 +92,7 @@ class ConfigOnlySession:
 
 
 def _session(session_class_name: str, target, graph, config):
-    fields = _checked_fields(config)
+    fields = _checked_fields(config, session_class_name)
     if _graph_mode():
         # configure()'s process defaults under the session's own fields: the
         # wrapped BaseSession merges them, as for TensorFlow's own sessions
@@ -122,7 +126,7 @@ def set_session(session) -> None:
     """Keras' `set_session`. Graph mode with Keras 2: the real call. TF2 eager,
     or Keras 3 (TF >= 2.16, which has no sessions): the session's config is
     applied process-wide instead."""
-    fields = _checked_fields(getattr(session, "_config", None))
+    fields = _checked_fields(getattr(session, "_config", None), "set_session")
     if _graph_mode():
         keras_set_session = _keras_set_session()
         if keras_set_session is not None:

@@ -342,9 +342,13 @@ def _old_tensorflow() -> bool:
 
 
 def _calibrate() -> dict | None:
-    """TF <= 2.15 names no thread: run one large matmul and note which
-    threads worked during it (the intra-op pool; a pool of 1 runs inline)."""
-    if _STATE["forked"] or os.environ.get("TFCOMPAT_THREADS_RUN_CALIBRATE") == "0" or not _old_tensorflow():
+    """TF <= 2.15 names no thread (and a program that names its main thread
+    as TF names its own, tf_Compute, makes the intra-op threads, named after
+    it, look like TF's): run one large matmul and note which threads worked
+    during it (the intra-op pool; a pool of 1 runs inline)."""
+    if _STATE["forked"] or os.environ.get("TFCOMPAT_THREADS_RUN_CALIBRATE") == "0":
+        return None
+    if not _old_tensorflow() and _main_name() not in ("tf_Compute", "tf_graph_runner"):
         return None
     tf = sys.modules["tensorflow"]
     _STATE["calibrating"] = True
