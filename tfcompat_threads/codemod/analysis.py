@@ -915,13 +915,16 @@ class Analysis:
                 while node in self.parents and not isinstance(node, (*_FUNCTIONS, ast.ClassDef, ast.Lambda)):
                     if isinstance(node, ast.stmt):
                         self._running.setdefault(node, call)
+                    if _runs_maybe(self.parents[node], node):
+                        break  # `if debug: tf.constant(1)`: the `if` does not surely run it
                     node = self.parents[node]
         return self._running
 
 
+_TRY_STAR = (ast.TryStar,) if hasattr(ast, "TryStar") else ()
 _COMPOUND = (
     ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.FunctionDef,
-    ast.AsyncFunctionDef, ast.ClassDef, ast.Match, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()),
+    ast.AsyncFunctionDef, ast.ClassDef, ast.Match, *_TRY_STAR,
 )
 
 
@@ -932,6 +935,24 @@ def eager_config(call: ast.Call) -> ast.AST | None:
         if keyword.arg == "config":
             return keyword
     return call.args[0] if call.args and type(call.args[0]) is not ast.Starred else None
+
+
+def _runs_maybe(parent: ast.AST, node: ast.AST) -> bool:
+    """`node` is a part of `parent` that running `parent` may skip: a branch
+    of an if, a loop's body, an except handler, an else, a match case, the
+    arms of `a if c else b`, the operands after the first of `and` / `or`,
+    the element of a comprehension."""
+    kind = type(parent)
+    if kind in (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, *_TRY_STAR) and node is not getattr(
+            parent, "test", None) and node is not getattr(parent, "iter", None) and node is not getattr(
+            parent, "target", None):
+        return not (kind in (ast.Try, *_TRY_STAR) and (any(node is s for s in parent.body) or any(
+            node is s for s in parent.finalbody)))
+    if kind is ast.IfExp:
+        return node is not parent.test
+    if kind is ast.BoolOp:
+        return node is not parent.values[0]
+    return kind in (ast.match_case, ast.comprehension, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
 def _inspects(parent: ast.AST, value: ast.AST) -> bool:

@@ -134,7 +134,12 @@ _STARTING_CALLS = frozenset(
         "saved_model.load",
     }
 )
-_STARTING_PREFIXES = ("math.", "linalg.", "nn.", "data.", "image.")
+_STARTING_PREFIXES = ("math.", "linalg.", "nn.", "image.", "data.Dataset.")
+# tf.data calls that make a dataset (they make tensors, so they start the
+# runtime). Others, `tf.data.Options()`, `experimental.enable_debug_mode()`,
+# `experimental.ThreadingOptions()`, do not: measured on 2.21 and 2.15 by
+# tests/test_versions_and_runtime.py, which runs each of these.
+DATASET_SOURCES = ("data.TFRecordDataset", "data.TextLineDataset", "data.FixedLengthRecordDataset")
 
 
 class Symbol(NamedTuple):
@@ -174,7 +179,8 @@ def symbol_for(qualified_names: set[str]) -> Symbol | None:
 
 
 def starts_runtime(symbol: Symbol) -> bool:
-    return symbol.name in _STARTING_CALLS or symbol.name.startswith(_STARTING_PREFIXES)
+    return symbol.name in _STARTING_CALLS or symbol.name in DATASET_SOURCES or symbol.name.startswith(
+        _STARTING_PREFIXES)
 
 
 # What the shim target calls instead of each TF1 session API: the analysis
