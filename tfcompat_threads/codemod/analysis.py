@@ -12,6 +12,7 @@ import ast
 import sys
 from typing import NamedTuple
 
+from . import reaching
 from . import symbols as sym
 from .scopes import Scopes, dotted
 from .source import Source
@@ -479,10 +480,11 @@ class Analysis:
             bindings = scope.bindings.get(target.id, []) if scope is not None else []
             reads = sorted({id(r): r for b in bindings for r in b.references}.values(),
                            key=lambda n: (n.lineno, n.col_offset))
-            span = self._straight_line_span(assign, bindings)
-            if span is not None:  # rebound in the same block: its reads are those up to the rebinding
-                reads = [r for r in reads if self._reads_binding_in(r, *span)]
-                bindings = [b for b in bindings if b.node is target]
+            if len(bindings) > 1:  # bound again: the reads that surely see another value are not its
+                seen = {id(r): self._seen_binding(r, assign, bindings) for r in reads}
+                reads = [r for r in reads if seen[id(r)] != reaching.OTHER]
+                if None not in seen.values():
+                    bindings = [b for b in bindings if b.node is target]
             others = [(b.node, self.parents.get(b.node), b.kind) for b in bindings if b.node is not target]
             name = target.id
         else:
@@ -502,51 +504,32 @@ class Analysis:
         self._own_statement(unit, assign)  # when it fails, follow on: its sinks still matter
         return reads
 
-    def _straight_line_span(self, assign: ast.stmt, bindings) -> tuple | None:
-        """(block, index of `assign`, index of the next binding) when every
-        binding of the name is a plain assignment among the statements of
-        `assign`'s block, and a later one rebinds it; None otherwise."""
+    def _seen_binding(self, read: ast.Name, assign: ast.stmt, bindings) -> str | None:
+        """reaching.seen_binding; a read in a function of the block of a name
+        assigned only there, the function named by no statement between
+        `assign` and the next assignment (so not run in between), sees the
+        value in force when the block is done."""
+        seen = reaching.seen_binding(self.parents, read, assign, bindings)
+        if seen != reaching.DEFERRED:
+            return seen
         block = _block_holding(self.parents.get(assign), assign) if assign in self.parents else None
-        if block is None or any(b.kind != "assign" for b in bindings):
+        holders = [self.parents.get(b.node) for b in bindings]
+        if block is None or any(b.kind != "assign" for b in bindings) or not all(
+                any(h is st for st in block) for h in holders):
             return None
-        places = []
-        for binding in bindings:
-            holder = self.parents.get(binding.node)
-            index = next((i for i, st in enumerate(block) if st is holder), None)
-            if index is None or type(holder) is not ast.Assign:
-                return None
-            places.append(index)
+        places = sorted(i for i, st in enumerate(block) if any(h is st for h in holders))
         mine = next(i for i, st in enumerate(block) if st is assign)
         later = [i for i in places if i > mine]
-        return (block, mine, min(later)) if later else None
-
-    def _reads_binding_in(self, read: ast.Name, block: list, start: int, end: int) -> bool:
-        """A read sees the binding made at block[start] and replaced at
-        block[end]: a read in the block's own code between the two, or in a
-        function or class of the block that some statement between the two
-        names (it may run then; else it runs after the rebinding)."""
-        statement = self.statement_of(read)
-        while statement in self.parents and not any(statement is st for st in block):
-            statement = self.statement_of(self.parents[statement])
-        index = next((i for i, st in enumerate(block) if st is statement), None)
-        if index is None:
-            return True  # outside the block: it cannot be placed, count it
-        if not self._deferred(read, statement):
-            return start <= index < end
-        return any(type(n) is ast.Name and n.id == statement.name for st in block[start + 1:end]
-                   for n in ast.walk(st))
-
-    def _deferred(self, node: ast.AST, statement: ast.stmt) -> bool:
-        """`node` is in the body of a function or lambda inside `statement`:
-        it runs when that is called, not when `statement` runs."""
-        while node is not statement and node in self.parents:
-            parent = self.parents[node]
-            if isinstance(parent, _FUNCTIONS) and any(node is st for st in parent.body):
-                return True
-            if type(parent) is ast.Lambda and node is parent.body:
-                return True
-            node = parent
-        return False
+        outer = read
+        while outer in self.parents and not any(outer is st for st in block):
+            outer = self.parents[outer]
+        if not later or not isinstance(outer, (*_FUNCTIONS, ast.ClassDef)):
+            return None
+        named = any(type(n) is ast.Name and n.id == outer.name for st in block[mine + 1:later[0]]
+                    for n in ast.walk(st))
+        if named:
+            return None
+        return reaching.MINE if mine == places[-1] else reaching.OTHER
 
     def self_attribute(self, node: ast.AST):
         """For `self.<attr>` in a method (self: its first parameter): every read
