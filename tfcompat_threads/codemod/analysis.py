@@ -84,8 +84,13 @@ class Unit:
         """(analysis, call, function) of the calls it was passed into, innermost last."""
         self.stored: frozenset[str] = frozenset()
         """Attributes it is followed through as stored (`c.session_config`): no cycle."""
+        self.settled = False
+        """Its status is known whatever its flow: made in a graph-mode program,
+        where every session it can reach honours it."""
 
     def stop(self, status: str, reason: str, node: ast.AST) -> None:
+        if self.settled:
+            return
         if _RANK[status] > _RANK[self.status]:  # the first reason of the strongest status stays
             self.status, self.reason, self.reason_node = status, reason, node
 
@@ -105,7 +110,12 @@ class Unit:
         self.kwargs = self.kwargs or other.kwargs
         self.foreign = self.foreign or other.foreign
         self.elsewhere += [e for e in other.elsewhere if e not in self.elsewhere]
-        if _RANK[other.status] > _RANK[self.status] or (self.status == GRAPH == other.status and not self.reason):
+        if self.settled or other.settled:
+            self.settled = True
+            if other.settled and not (self.status == GRAPH and self.reason):
+                self.status, self.reason, self.reason_node = other.status, other.reason, other.reason_node
+        elif _RANK[other.status] > _RANK[self.status] or (
+                self.status == GRAPH == other.status and not self.reason):
             self.status, self.reason, self.reason_node = other.status, other.reason, other.reason_node
 
 
@@ -303,6 +313,7 @@ class Analysis:
         unit.home = self
         if self.graph_mode_module:
             self._stop(unit, GRAPH, "the module runs in graph mode (disable_eager_execution)", config)
+            unit.settled = True  # every session honours it, however it gets there
         self._construction_fields(unit, config, "")
         self._follow_config_value(unit, config)
         if unit.status == CONFIG_ONLY and not unit.sessions and not unit.reached_elsewhere:
