@@ -275,9 +275,10 @@ class Analysis:
             probe = next((n for m in owner.body if isinstance(m, _FUNCTIONS) and _first_param(m)
                           for n in ast.walk(m) if type(n) is ast.Attribute and n.attr == function.name
                           and type(n.value) is ast.Name and n.value.id == _first_param(m)), None)
-            if me is None or probe is None:
+            through_class = self._through_class(owner, function.name)
+            if (me is None and not through_class) or (probe is None and not through_class):
                 return [] if me is not None else None
-            references = self.self_attribute(probe)[0]
+            references = (self.self_attribute(probe)[0] if probe is not None else []) + through_class
         else:
             binding = self.single_assignment(function, function.name)
             if binding is None:
@@ -290,6 +291,16 @@ class Analysis:
                 return None
             sites.append(call)
         return sites
+
+    def _through_class(self, owner: ast.ClassDef, name: str) -> list[ast.Attribute]:
+        """`Class.<name>` in the module, the class's name bound only to it (a
+        staticmethod or classmethod called through its class)."""
+        scope = self.scope_of(owner)
+        bindings = scope.bindings.get(owner.name, []) if scope is not None else []
+        if len(bindings) != 1 or bindings[0].node is not owner:
+            return []
+        return [self.parents[r] for r in self.references_of(bindings[0])
+                if type(self.parents.get(r)) is ast.Attribute and self.parents[r].attr == name]
 
     @staticmethod
     def is_config_arg(call: ast.Call, arg: ast.AST) -> bool:
@@ -738,6 +749,8 @@ class Analysis:
             self._follow_session(unit, call)  # on TF2 it only carries the config, as a config-only session
         elif self._graph_sink(call.func):
             self._stop(unit, GRAPH, f"it configures {name}()", call)
+        elif self.run_config_replace(call):
+            self._stop(unit, GRAPH, "it configures an Estimator's RunConfig (RunConfig.replace())", call)
         elif f"{sym.SHIM_PREFIX}configure" in self.qnames(call.func):
             self._stop(unit, GRAPH, "tfcompat_threads.configure() applies it", call)  # what target shim writes
         elif type(call.func) is ast.Attribute and call.func.attr in sym.GRAPH_SESSION_METHODS:
@@ -748,6 +761,34 @@ class Analysis:
                 self._stop(unit, EXTERNAL, f"it is passed to {name}(), {outside}", call)
             else:
                 self._stop(unit, UNFOLLOWED, f"it is passed to {name}()", call)
+
+    def run_config_replace(self, call: ast.Call) -> bool:
+        """`RunConfig(...).replace(session_config=...)`, also on a name bound
+        only to a RunConfig (or to a replace() of one)."""
+        return type(call.func) is ast.Attribute and call.func.attr == "replace" and any(
+            k.arg == "session_config" for k in call.keywords) and self._is_run_config(call.func.value, 0)
+
+    def _is_run_config(self, node: ast.AST, depth: int, visiting: frozenset = frozenset()) -> bool:
+        """A RunConfig; a name being looked at (`rc = rc.replace(...)`) is one
+        if its other bindings are."""
+        if depth > 3:
+            return False
+        if type(node) is ast.Call:
+            symbol = self.symbol(node.func)
+            if symbol is not None and symbol.name in sym.ESTIMATOR_RUN_CONFIGS:
+                return True
+            return type(node.func) is ast.Attribute and node.func.attr == "replace" and self._is_run_config(
+                node.func.value, depth + 1, visiting)
+        if type(node) is ast.Name:
+            if node.id in visiting:
+                return True
+            scope = self.scope_of(node)
+            bindings = scope.visible(node.id) if scope is not None else []
+            holders = [self.parents.get(b.node) for b in bindings]
+            return bool(holders) and all(b.kind == "assign" for b in bindings) and all(
+                type(h) is ast.Assign and self._is_run_config(h.value, depth + 1, visiting | {node.id})
+                for h in holders)
+        return False
 
     def _graph_sink(self, func: ast.AST) -> bool:
         """A call that runs graphs with the config it is given (GRAPH_SINKS),

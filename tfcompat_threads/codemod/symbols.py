@@ -53,6 +53,11 @@ GRAPH_SINKS = (
     "train.SingularMonitoredSession",
     "distribute.Server",
     "python.client.device_lib.list_local_devices",  # lists the devices the config lets it see
+    # TF-TRT's TF1 converter runs graph sessions with its session_config (the
+    # parameter is gone on 2.21: inspected there; the rename stays right where it runs)
+    "python.compiler.tensorrt.trt_convert.TrtGraphConverter",
+    "python.compiler.tensorrt.trt_convert.create_inference_graph",
+    "contrib.tensorrt.create_inference_graph",
     # slim's loops make a Supervisor session with it
     "contrib.slim.learning.train",
     "contrib.slim.evaluation.evaluate_once",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+
 from .. import symbols as sym
 from ..findings import ERROR
 from . import Example, Rule
@@ -12,7 +14,8 @@ class EstimatorSessionConfig(Rule):
     name = "estimator-session-config"
     severity = ERROR
     summary = "tf.estimator.RunConfig(session_config=...): tf.estimator is gone in TF 2.16."
-    what = "Finds `tf.estimator.RunConfig(session_config=...)`."
+    what = ("Finds `tf.estimator.RunConfig(session_config=...)`, and `.replace(session_config=...)` on a "
+            "RunConfig (made there or bound to a name).")
     why = "tf.estimator is gone in TensorFlow 2.16; until then its session_config is honoured."
     example = """\
 run_config = tf.estimator.RunConfig(session_config=config)
@@ -22,12 +25,22 @@ run_config = tf.estimator.RunConfig(session_config=config)
 """
     fix_safety = "No automatic fix."
     valid = ()
-    invalid = (Example("import tensorflow as tf\nconfig = tf.compat.v1.ConfigProto()\n"
-                       "run_config = tf.estimator.RunConfig(session_config=config)\n"),)
+    invalid = (
+        Example("import tensorflow as tf\nconfig = tf.compat.v1.ConfigProto()\n"
+                "run_config = tf.estimator.RunConfig(session_config=config)\n"),
+        Example("import tensorflow as tf\nconfig = tf.compat.v1.ConfigProto(intra_op_parallelism_threads=2)\n"
+                "run_config = tf.estimator.RunConfig(model_dir='m')\n"
+                "run_config = run_config.replace(session_config=config)\n"),
+    )
 
     def check(self, context):
-        for call, symbol in context.analysis.calls:
-            if symbol.name in sym.ESTIMATOR_RUN_CONFIGS and any(k.arg == "session_config" for k in call.keywords):
+        analysis = context.analysis
+        calls = [call for call, symbol in analysis.calls if symbol.name in sym.ESTIMATOR_RUN_CONFIGS]
+        if calls and "replace" in context.source.text:
+            calls += [node for node in analysis.names.scopes if type(node) is ast.Call
+                      and analysis.run_config_replace(node)]
+        for call in sorted(calls, key=lambda c: (c.lineno, c.col_offset)):
+            if any(k.arg == "session_config" for k in call.keywords):
                 yield context.finding(
                     self.code,
                     call,
