@@ -78,6 +78,11 @@ GRAPH_SESSION_METHODS = ("managed_session", "prepare_session", "test_session", "
 # official wheels do not read for their pools (measured: tests/test_measure_env.py).
 OPENMP_THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "KMP_BLOCKTIME", "KMP_AFFINITY",
                            "KMP_SETTINGS", "KMP_HW_SUBSET")
+# Those of them that set a number of threads; the KMP_* ones tune OpenMP's
+# threads (spin time, pinning, what it prints, which cores) and size nothing.
+OPENMP_THREAD_COUNTS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS")
+# The variables that do size TensorFlow's pools (from TF 2.4 on, DESIGN.md §1).
+TF_THREAD_VARIABLES = ("TF_NUM_INTRAOP_THREADS", "TF_NUM_INTEROP_THREADS")
 
 # Session-config names that TF2 has only under tf.compat.v1.
 TF1_ONLY = frozenset(
