@@ -88,14 +88,43 @@ def test_only_the_changed_cells_json_is_written(tmp_path):
         assert cli("check", str(path)).exit_code == 0
 
 
-def test_notebook_whose_changed_cell_json_has_another_style_is_checked_not_rewritten(tmp_path):
-    path = notebook(tmp_path)
-    text = path.read_text()
-    path.write_text(text.replace('"execution_count": 2,', '"execution_count" : 2,'))
-    raw = path.read_bytes()
-    result = cli("fix", str(path))
-    assert result.exit_code == 2 and "without reformatting" in result.stderr
-    assert path.read_bytes() == raw
+def layouts(document: dict) -> dict[str, str]:
+    """The notebook as other writers lay out JSON."""
+    colab = json.dumps(document, indent=2).replace("<", "\\u003c").replace(">", "\\u003e")
+    inline = json.dumps(document, indent=1).replace(
+        '"outputs": [\n', '"outputs": [').replace('"text": [\n      "tf', '"text": ["tf')
+    return {
+        "minified": json.dumps(document, separators=(",", ":")),
+        "tabs": json.dumps(document, indent="\t"),
+        "spaced keys": json.dumps(document, indent=1).replace('"execution_count": 2,', '"execution_count" : 2,'),
+        "inline outputs": inline,
+        "colab escapes": colab,
+    }
+
+
+def test_a_notebook_in_any_json_layout_is_fixed_with_only_its_sources_text_replaced(tmp_path):
+    """Minified, tab-indented, outputs inline, Colab's `\\u003c` escapes:
+    `fix` replaces the changed cells' source text in the file's bytes, laid
+    out as that source was, and every other byte stays."""
+    cells = [dict(cell) for cell in CELLS]
+    cells[1] = dict(cells[1], outputs=[{"output_type": "display_data", "data": {"text/html": ["<b>x</b>"]}}])
+    document = {"cells": cells, "metadata": {"kernelspec": {"name": "python3"}}, "nbformat": 4, "nbformat_minor": 5}
+    for name, text in layouts(document).items():
+        path = tmp_path / f"{name}.ipynb"
+        path.write_text(text, encoding="utf-8")
+        assert cli("fix", str(path)).exit_code == 0, name
+        new = path.read_text(encoding="utf-8")
+        fixed = json.loads(new)
+        assert fixed["cells"][2]["source"][1] == "tf.config.threading.set_intra_op_parallelism_threads(2)\n", name
+        for fixed_cell, cell in zip(fixed["cells"], document["cells"]):
+            fixed_cell["source"] = cell["source"]
+        assert fixed == document, name  # all but the sources as they were
+        changed = [i for i, cell in enumerate(json.loads(new)["cells"]) if cell != document["cells"][i]]
+        first = text.index('"source"', text.index('"execution_count"'))  # cell 1's source
+        assert changed[0] == 1 and new[:first] == text[:first], name  # before the first change, byte for byte
+        assert new.endswith(text[text.index('"source"', text.index('%%bash') - 40):]), name
+        assert ("\\u003c" in new) == (name == "colab escapes"), name
+        assert cli("check", str(path)).exit_code == 0, name
 
 
 def test_broken_notebook_is_an_error(tmp_path):

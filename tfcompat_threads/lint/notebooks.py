@@ -113,21 +113,6 @@ def _source(cell: dict, key: str) -> str:
     return "".join(source) if isinstance(source, list) else str(source)
 
 
-def _dump(document: dict, indent, ensure_ascii: bool) -> str:
-    return json.dumps(document, indent=indent, ensure_ascii=ensure_ascii)
-
-
-def _json_style(document: dict, raw: bytes):
-    """The json.dumps settings that give back these bytes; (-1, False) when
-    none do (the notebook can still be checked, not rewritten)."""
-    text = raw.decode("utf-8-sig").rstrip("\n")
-    for indent in (1, 2, 4, None, 3):
-        for ensure_ascii in (False, True):
-            if _dump(document, indent, ensure_ascii) == text:
-                return indent, ensure_ascii
-    return -1, False
-
-
 def to_module(notebook: Notebook) -> str:
     """One module of the code cells, one after the other, each magic line
     replaced by a `pass` at its indentation (its continuation lines by blank
@@ -291,75 +276,29 @@ def apply_edits(notebook: Notebook, module: str, edits) -> bool:
 
 
 def dump(notebook: Notebook) -> bytes:
-    """The notebook with the cells' new sources; other bytes as they were."""
+    """The notebook with the cells' new sources: only the text of each
+    changed cell's `source` is replaced in the file's bytes (a list stays a
+    list, laid out and escaped as the file has it); every other byte stays."""
     cells = notebook.cell_list()
-    changed = []  # (the cell as it was, as it is)
+    new = {}
     for cell in notebook.cells:
         entry = cells[cell.index]
-        old = _source(entry, notebook.source_key)
-        if cell.text == old:
+        if cell.text == _source(entry, notebook.source_key):
             continue
-        before = dict(entry)
         source = entry.get(notebook.source_key)
         entry[notebook.source_key] = cell.text.splitlines(keepends=True) if isinstance(source, list) else cell.text
-        changed.append((before, entry))
-    if not changed:
+        new[cell.index] = entry[notebook.source_key]
+    if not new:
         return notebook.raw
-    spliced = _splice(notebook, changed)
-    if spliced is not None:
-        return spliced
-    indent, ensure_ascii = _json_style(json.loads(notebook.raw.decode("utf-8-sig")), notebook.raw)
-    if indent == -1:
-        raise NotebookError("cannot rewrite this notebook without reformatting its JSON; fix it by hand")
-    text = _dump(notebook.document, indent, ensure_ascii)
-    decoded = notebook.raw.decode("utf-8-sig")
-    trailing = decoded[len(decoded.rstrip("\n")):]
-    bom = "\ufeff" if notebook.raw.startswith(b"\xef\xbb\xbf") else ""
-    return (bom + text + trailing).encode("utf-8")
+    from .nbjson import replace_sources
 
-
-def _splice(notebook: Notebook, changed: list[tuple[dict, dict]]) -> bytes | None:
-    """The raw bytes with each changed cell's JSON replaced by its new JSON,
-    written as json.dumps writes it at its depth in the style the file uses
-    (indent from its second line, its line ending; ASCII escapes or not),
-    where the old JSON is found once and only once in the text. None when a
-    cell is not found so, or when the result does not load as the new
-    notebook: then the whole notebook is written (`dump`). Only the changed
-    cells are serialised (json.dumps with an indent is pure Python, and
-    notebooks carry megabytes of outputs)."""
-    decoded = notebook.raw.decode("utf-8-sig")
-    newline = "\r\n" if decoded.startswith("{\r\n") else "\n"
-    lines = decoded.split(newline, 2)
-    indent = len(lines[1]) - len(lines[1].lstrip(" ")) if lines[0] == "{" and len(lines) > 2 else None
-    if indent == 0:
-        return None
-    depth = newline + " " * ((indent or 0) * (4 if "worksheets" in notebook.document else 2))
-    pieces = []
-    for before, after in changed:
-        for ensure_ascii in (False, True):
-            old = _dump(before, indent, ensure_ascii).replace("\n", depth)
-            if decoded.count(old) == 1:
-                start = decoded.find(old)
-                pieces.append((start, start + len(old), _dump(after, indent, ensure_ascii).replace("\n", depth)))
-                break
-        else:
-            return None
-    pieces.sort()
-    if any(end > start for (_, end, _), (start, _, _) in zip(pieces, pieces[1:])):
-        return None
-    out, position = [], 0
-    for start, end, text in pieces:
-        out += [decoded[position:start], text]
-        position = end
-    out.append(decoded[position:])
-    text = "".join(out)
+    written = replace_sources(notebook.raw, notebook.source_key, new)
     try:
-        if json.loads(text) != notebook.document:
-            return None
+        if written is not None and json.loads(written.decode("utf-8-sig")) == notebook.document:
+            return written
     except ValueError:
-        return None
-    bom = "\ufeff" if notebook.raw.startswith(b"\xef\xbb\xbf") else ""
-    return (bom + text).encode("utf-8")
+        pass
+    raise NotebookError("cannot find its cells' source in the JSON; fix it by hand")
 
 
 class NotebookModule:
