@@ -155,3 +155,53 @@ def test_magics_in_blocks_and_with_continuation_lines(tmp_path):
         *source[:7],
         "tf.config.threading.set_intra_op_parallelism_threads(1)",
     ]
+
+
+def test_a_cell_whose_first_line_is_indented_is_read_as_ipython_dedents_it(tmp_path):
+    """IPython takes the first line's indentation off every line that starts
+    with it: such a cell is checked and fixed (no "unexpected indent"), its
+    findings at their columns in the cell, and the fixed lines indented as
+    the cell is (so IPython still runs it)."""
+    cells = [
+        {"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [],
+         "source": ["import tensorflow as tf\n"]},
+        {"cell_type": "code", "execution_count": 2, "metadata": {}, "outputs": [],
+         "source": ["\n", "  config = tf.ConfigProto(inter_op_parallelism_threads=1)\n",
+                    "  config.gpu_options.allow_growth = True\n",
+                    "  sess = tf.InteractiveSession(config=config)\n", "  x = 1"]},
+        {"cell_type": "code", "execution_count": 3, "metadata": {}, "outputs": [],
+         "source": [" with tf.Session(config=tf.ConfigProto(intra_op_parallelism_threads=2)) as s:\n",
+                    "     s.run(tf.constant(1))"]},
+    ]
+    path = tmp_path / "indented.ipynb"
+    path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1))
+    result = cli("check", str(path))
+    assert result.exit_code == 1 and f"{path}:cell 2:4:10: TFT001" in result.stdout
+    assert f"{path}:cell 3:1:7: TFT002" in result.stdout
+    assert cli("fix", str(path)).exit_code == 0
+    fixed = json.loads(path.read_text())["cells"]
+    assert "".join(fixed[1]["source"]) == (
+        "\n"
+        "  tf.config.threading.set_inter_op_parallelism_threads(1)\n"
+        "  for gpu in tf.config.list_physical_devices('GPU'):\n"
+        "      tf.config.experimental.set_memory_growth(gpu, True)\n"
+        "  x = 1"
+    )
+    assert fixed[2]["source"][0] == " with tf.compat.v1.Session(config=tf.compat.v1.ConfigProto(" \
+        "intra_op_parallelism_threads=2)) as s:\n"
+    assert cli("check", str(path)).exit_code == 0
+
+
+def test_tensorflow_version_1x_is_no_tf1_guard(tmp_path):
+    """`%tensorflow_version 1.x` selected TF1 on Colab once; Colab has only
+    TF2 now and the magic changes nothing, so the cells run on TF2: they are
+    fixed like any others, the magic line kept."""
+    cells = [{"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [],
+              "source": ["%tensorflow_version 1.x\n", "import tensorflow as tf\n",
+                         "sess = tf.InteractiveSession(config=tf.ConfigProto(intra_op_parallelism_threads=2))"]}]
+    path = tmp_path / "colab.ipynb"
+    path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1))
+    assert cli("fix", str(path)).exit_code == 0
+    assert json.loads(path.read_text())["cells"][0]["source"] == [
+        "%tensorflow_version 1.x\n", "import tensorflow as tf\n",
+        "tf.config.threading.set_intra_op_parallelism_threads(2)"]

@@ -36,6 +36,12 @@ class Cell:
     """First line of the cell in the module (1-based)."""
     masked: set[int] = field(default_factory=set)
     """Lines (1-based, in the cell) that hold magics."""
+    indent: str = ""
+    """The indentation of its first line, which IPython takes off every line
+    that starts with it (its leading-indent transform): the module has the
+    cell so dedented."""
+    dedented: set[int] = field(default_factory=set)
+    """Lines (1-based, in the cell) that lost `indent` in the module."""
     built: tuple[str, str, int] | None = None
     """(text, its code in the module, its line count) of the last build."""
 
@@ -124,6 +130,7 @@ def to_module(notebook: Notebook) -> str:
         if cell.built is None or cell.built[0] != cell.text:  # a cell the fix left is not scanned again
             lines = _NEWLINE.split(cell.text)
             endings = _NEWLINE.findall(cell.text)
+            cell.indent, cell.dedented = _leading_indent(lines)
             cell.masked = set()  # of this text: a fix that moved lines moved its magics
             for first, continuation in _magics(lines):
                 text = lines[first - 1]
@@ -136,6 +143,34 @@ def to_module(notebook: Notebook) -> str:
         parts.append(cell.built[1])
         line += cell.built[2]
     return "\n".join(parts) + "\n"
+
+
+def _leading_indent(lines: list[str]) -> tuple[str, set[int]]:
+    """IPython's leading-indent transform (after it drops the leading blank
+    lines): the first line's indentation goes from every line that starts
+    with it. Takes it off `lines`; (the indentation, the lines that lost it)."""
+    first = next((line for line in lines if line.strip()), "")
+    indent = first[: len(first) - len(first.lstrip(" \t"))]
+    if not indent:
+        return "", set()
+    dedented = set()
+    for number, line in enumerate(lines, start=1):
+        if line.startswith(indent):
+            lines[number - 1] = line[len(indent):]
+            dedented.add(number)
+    return indent, dedented
+
+
+def _indented(content: str, cell: Cell, ends_dedented: bool) -> str:
+    """Edit text for a dedented cell: the lines it starts get the cell's
+    indentation back (the last one when what follows it was dedented)."""
+    parts = _NEWLINE.split(content)
+    if not cell.indent:
+        return cell.newline.join(parts)
+    tail = len(parts) - 1
+    return cell.newline.join(
+        part if i == 0 or (i == tail and not part and not ends_dedented) or (not part and i != tail)
+        else cell.indent + part for i, part in enumerate(parts))
 
 
 def _magics(lines: list[str]) -> list[tuple[int, list[int]]]:
@@ -259,9 +294,12 @@ def apply_edits(notebook: Notebook, module: str, edits) -> bool:
         line_starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
         out, position = [], 0
         for first, column, last, end_column, content in sorted(pending):
-            start = line_starts[first - 1] + column if first <= len(line_starts) else len(text)
-            end = line_starts[last - 1] + end_column if last <= len(line_starts) else len(text)
-            out += [text[position:start], _NEWLINE.sub(cell.newline, content)]
+            shift = len(cell.indent)  # a position in a dedented line is that much further in the cell
+            start = line_starts[first - 1] + column + shift * (first in cell.dedented) \
+                if first <= len(line_starts) else len(text)
+            end = line_starts[last - 1] + end_column + shift * (last in cell.dedented) \
+                if last <= len(line_starts) else len(text)
+            out += [text[position:start], _indented(content, cell, last in cell.dedented)]
             position = end
         out.append(text[position:])
         new = "".join(out)
@@ -340,8 +378,12 @@ class NotebookModule:
             index = max(i for i, start in enumerate(starts) if start <= finding.start.line) if starts else 0
             offset = starts[index] - 1
             finding.cell = cells[index].number
-            finding.start = finding.start._replace(line=finding.start.line - offset)
-            finding.end = finding.end._replace(line=finding.end.line - offset)
+            cell = cells[index]
+            for end in ("start", "end"):
+                place = getattr(finding, end)
+                line = place.line - offset
+                column = place.column + len(cell.indent) * (line in cell.dedented)
+                setattr(finding, end, place._replace(line=line, column=column))
             finding.noqa_row -= offset
 
 
