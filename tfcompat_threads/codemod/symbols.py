@@ -24,6 +24,12 @@ SET_SESSION_NAMES = {
     "tensorflow.contrib.keras.backend.set_session",
 }
 SET_SESSION = "keras.backend.set_session"
+# The spellings that exist, by the Keras TensorFlow bundles (measured on the
+# real TF 2.15.1 / keras 2.15.0 and 2.21: tests/test_runtime_claims.py).
+SET_SESSION_EXISTING = {
+    "keras 2.15 (TF 2.15)": frozenset({"tensorflow.compat.v1.keras.backend.set_session"}),
+    "keras 3 (TF >= 2.16)": frozenset(),
+}
 
 CONFIG = "ConfigProto"
 GPU_OPTIONS = "GPUOptions"
