@@ -165,12 +165,12 @@ def _indented(content: str, cell: Cell, ends_dedented: bool) -> str:
     """Edit text for a dedented cell: the lines it starts get the cell's
     indentation back (the last one when what follows it was dedented)."""
     parts = _NEWLINE.split(content)
-    if not cell.indent:
-        return cell.newline.join(parts)
-    tail = len(parts) - 1
-    return cell.newline.join(
-        part if i == 0 or (i == tail and not part and not ends_dedented) or (not part and i != tail)
-        else cell.indent + part for i, part in enumerate(parts))
+    out = parts[:1]
+    for number, part in enumerate(parts[1:], start=2):
+        # an empty line stays empty, but the last part starts the line the edit ends in
+        indent = bool(part) or (number == len(parts) and ends_dedented)
+        out.append(cell.indent + part if indent else part)
+    return cell.newline.join(out)
 
 
 def _magics(lines: list[str]) -> list[tuple[int, list[int]]]:
