@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 
-from ...options import THREAD_FIELDS
 from ..findings import WARNING
 from ..symbols import OPENMP_THREAD_COUNTS, TF_THREAD_VARIABLES, THREAD_SETTERS
 from . import Example, Rule
@@ -19,8 +18,7 @@ class OpenmpThreadVariables(Rule):
         "Finds `os.environ[...] = `, `os.environ.setdefault`, `os.environ.update` and `os.putenv` of "
         "OMP_NUM_THREADS or MKL_NUM_THREADS in a module that imports TensorFlow (or Keras, or the shim), "
         "set as if to size TensorFlow's threads: not where the module sizes TensorFlow's pools itself "
-        "(TF_NUM_INTRAOP_THREADS / TF_NUM_INTEROP_THREADS, tf.config.threading, a ConfigProto's thread "
-        "fields: the count is then for an OpenMP build's oneDNN) or imports torch, whose "
+        "(TF_NUM_INTRAOP_THREADS / TF_NUM_INTEROP_THREADS, tf.config.threading) or imports torch, whose "
         "pool OMP_NUM_THREADS sizes. KMP_BLOCKTIME, KMP_AFFINITY, KMP_SETTINGS and KMP_HW_SUBSET tune "
         "OpenMP's threads (spin time, pinning, output, cores) and size nothing: not reported."
     )
@@ -52,8 +50,6 @@ tf.config.threading.set_intra_op_parallelism_threads(4)  # or this, before the f
         "import os\nimport tensorflow as tf\nimport torch\nos.environ['OMP_NUM_THREADS'] = '4'\n",
         "import os\nimport tensorflow as tf\nos.environ['TF_NUM_INTRAOP_THREADS'] = '4'\n"
         "os.environ['TF_NUM_INTEROP_THREADS'] = '1'\nos.environ['OMP_NUM_THREADS'] = '4'\n",
-        "import os\nimport tensorflow as tf\nos.environ['OMP_NUM_THREADS'] = '4'\n"
-        "config = tf.compat.v1.ConfigProto(intra_op_parallelism_threads=4)\n",
     )
     invalid = (Example("import os\nimport tensorflow as tf\nos.environ['OMP_NUM_THREADS'] = '4'\n"),)
 
@@ -72,8 +68,7 @@ tf.config.threading.set_intra_op_parallelism_threads(4)  # or this, before the f
                 if isinstance(name, str):
                     found.append((name, name_node))
         if any(name in TF_THREAD_VARIABLES for name, _ in found) or any(
-                symbol.name in THREAD_SETTERS for _, symbol in analysis.calls) or any(
-                field.path in THREAD_FIELDS for unit in analysis.units for fs in unit.field_sets for field in fs.fields):
+                symbol.name in THREAD_SETTERS for _, symbol in analysis.calls):
             return  # TensorFlow's pools are sized here the right way: the OpenMP count is for something else
         for name, name_node in found:
             if name in OPENMP_THREAD_COUNTS:
