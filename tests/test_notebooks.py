@@ -90,16 +90,43 @@ def test_only_the_changed_cells_json_is_written(tmp_path):
         assert cli("check", str(path)).exit_code == 0
 
 
-def test_notebook_whose_changed_cell_json_has_another_style_is_checked_not_rewritten(tmp_path):
-    path = notebook(tmp_path)
-    text = path.read_text()
-    path.write_text(text.replace('"execution_count": 2,', '"execution_count" : 2,'))
-    raw = path.read_bytes()
-    result = cli("fix", str(path))
-    assert result.exit_code == 1 and "without reformatting" in result.stdout
-    assert path.read_bytes() == raw
-    checked = cli("check", str(path))
-    assert checked.exit_code == 1 and "[*]" not in checked.stdout and "without reformatting" in checked.stdout
+def layouts(document: dict) -> dict[str, str]:
+    """The notebook as other writers lay out JSON."""
+    colab = json.dumps(document, indent=2).replace("<", "\\u003c").replace(">", "\\u003e")
+    inline = json.dumps(document, indent=1).replace(
+        '"outputs": [\n', '"outputs": [').replace('"text": [\n      "tf', '"text": ["tf')
+    return {
+        "minified": json.dumps(document, separators=(",", ":")),
+        "tabs": json.dumps(document, indent="\t"),
+        "spaced keys": json.dumps(document, indent=1).replace('"execution_count": 2,', '"execution_count" : 2,'),
+        "inline outputs": inline,
+        "colab escapes": colab,
+    }
+
+
+def test_a_notebook_in_any_json_layout_is_fixed_with_only_its_sources_text_replaced(tmp_path):
+    """Minified, tab-indented, outputs inline, Colab's `\\u003c` escapes:
+    `fix` replaces the changed cells' source text in the file's bytes, laid
+    out as that source was, and every other byte stays."""
+    cells = [dict(cell) for cell in CELLS]
+    cells[1] = dict(cells[1], outputs=[{"output_type": "display_data", "data": {"text/html": ["<b>x</b>"]}}])
+    document = {"cells": cells, "metadata": {"kernelspec": {"name": "python3"}}, "nbformat": 4, "nbformat_minor": 5}
+    for name, text in layouts(document).items():
+        path = tmp_path / f"{name}.ipynb"
+        path.write_text(text, encoding="utf-8")
+        assert cli("fix", str(path)).exit_code == 0, name
+        new = path.read_text(encoding="utf-8")
+        fixed = json.loads(new)
+        assert fixed["cells"][2]["source"][1] == "tf.config.threading.set_intra_op_parallelism_threads(2)\n", name
+        for fixed_cell, cell in zip(fixed["cells"], document["cells"]):
+            fixed_cell["source"] = cell["source"]
+        assert fixed == document, name  # all but the sources as they were
+        changed = [i for i, cell in enumerate(json.loads(new)["cells"]) if cell != document["cells"][i]]
+        first = text.index('"source"', text.index('"execution_count"'))  # cell 1's source
+        assert changed[0] == 1 and new[:first] == text[:first], name  # before the first change, byte for byte
+        assert new.endswith(text[text.index('"source"', text.index('%%bash') - 40):]), name
+        assert ("\\u003c" in new) == (name == "colab escapes"), name
+        assert cli("check", str(path)).exit_code == 0, name
 
 
 def test_broken_notebook_is_an_error(tmp_path):
@@ -238,3 +265,53 @@ def test_a_colab_notebook_is_fixed_in_its_own_escaping(tmp_path):
     assert "<" not in fixed and ">" not in fixed and "&" not in fixed
     assert fixed == colab.replace("tf.ConfigProto", "tf.compat.v1.ConfigProto").replace(
         "tf.Session", "tf.compat.v1.Session")
+
+
+def test_a_cell_whose_first_line_is_indented_is_read_as_ipython_dedents_it(tmp_path):
+    """IPython takes the first line's indentation off every line that starts
+    with it: such a cell is checked and fixed (no "unexpected indent"), its
+    findings at their columns in the cell, and the fixed lines indented as
+    the cell is (so IPython still runs it)."""
+    cells = [
+        {"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [],
+         "source": ["import tensorflow as tf\n"]},
+        {"cell_type": "code", "execution_count": 2, "metadata": {}, "outputs": [],
+         "source": ["\n", "  config = tf.ConfigProto(inter_op_parallelism_threads=1)\n",
+                    "  config.gpu_options.allow_growth = True\n",
+                    "  sess = tf.InteractiveSession(config=config)\n", "  x = 1"]},
+        {"cell_type": "code", "execution_count": 3, "metadata": {}, "outputs": [],
+         "source": [" with tf.Session(config=tf.ConfigProto(intra_op_parallelism_threads=2)) as s:\n",
+                    "     s.run(tf.constant(1))"]},
+    ]
+    path = tmp_path / "indented.ipynb"
+    path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1))
+    result = cli("check", str(path))
+    assert result.exit_code == 1 and f"{path}:cell 2:4:10: TFT001" in result.stdout
+    assert f"{path}:cell 3:1:7: TFT002" in result.stdout
+    assert cli("fix", str(path)).exit_code == 0
+    fixed = json.loads(path.read_text())["cells"]
+    assert "".join(fixed[1]["source"]) == (
+        "\n"
+        "  tf.config.threading.set_inter_op_parallelism_threads(1)\n"
+        "  for gpu in tf.config.list_physical_devices('GPU'):\n"
+        "      tf.config.experimental.set_memory_growth(gpu, True)\n"
+        "  x = 1"
+    )
+    assert fixed[2]["source"][0] == " with tf.compat.v1.Session(config=tf.compat.v1.ConfigProto(" \
+        "intra_op_parallelism_threads=2)) as s:\n"
+    assert cli("check", str(path)).exit_code == 0
+
+
+def test_tensorflow_version_1x_is_no_tf1_guard(tmp_path):
+    """`%tensorflow_version 1.x` selected TF1 on Colab once; Colab has only
+    TF2 now and the magic changes nothing, so the cells run on TF2: they are
+    fixed like any others, the magic line kept."""
+    cells = [{"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [],
+              "source": ["%tensorflow_version 1.x\n", "import tensorflow as tf\n",
+                         "sess = tf.InteractiveSession(config=tf.ConfigProto(intra_op_parallelism_threads=2))"]}]
+    path = tmp_path / "colab.ipynb"
+    path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1))
+    assert cli("fix", str(path)).exit_code == 0
+    assert json.loads(path.read_text())["cells"][0]["source"] == [
+        "%tensorflow_version 1.x\n", "import tensorflow as tf\n",
+        "tf.config.threading.set_intra_op_parallelism_threads(2)"]

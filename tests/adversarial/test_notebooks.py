@@ -162,3 +162,25 @@ def test_nbformat_3_is_handled_or_reported_as_such(tmp_path):
         assert after["nbformat"] == 3
         assert "".join(after["worksheets"][0]["cells"][0]["input"]) == FIXED_CELL
         assert not lines_naming(run.stderr, "old.ipynb")
+
+
+# -- issue 21: any JSON layout ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", ['"source": ["x"]', '\\"source\\": [', "]}, {\"cell_type\": \"code\"", "é \u2028 <>&"])
+@pytest.mark.parametrize("layout", [{"separators": (",", ":")}, {"indent": "\t"}, {"indent": 1, "ensure_ascii": True}])
+def test_json_like_text_in_cells_and_outputs_survives_a_source_rewrite(tmp_path, text, layout):
+    """The cells' source values are found by scanning the JSON, not by
+    searching its text: JSON-looking text in a markdown cell, an output and
+    the cell itself stays, in any layout."""
+    doc = document([LEGACY_CELL + "\n# " + text, "print(" + json.dumps(text) + ")"])
+    doc["cells"][0]["outputs"] = [{"output_type": "stream", "name": "stdout", "text": [text]}]
+    doc["cells"].insert(0, {"cell_type": "markdown", "metadata": {}, "source": [text]})
+    path = tmp_path / "odd.ipynb"
+    path.write_text(json.dumps(doc, **layout), encoding="utf-8")
+    result = CliRunner().invoke(main, ["fix", str(path)])
+    assert result.exit_code == 0, result.output
+    after = json.loads(path.read_text(encoding="utf-8"))
+    assert "".join(after["cells"][1]["source"]) == FIXED_CELL + "\n# " + text
+    after["cells"][1]["source"] = doc["cells"][1]["source"]
+    assert after == doc

@@ -28,16 +28,18 @@ def _no_raw_controls(text: str) -> None:
         assert not line.startswith(("::error", "0 files checked, no findings, no errors; 0.00 s")), line
 
 
-def test_a_string_quoted_in_a_message_is_printed_visible(tmp_path):
-    """Item 4: TFT010's message quotes the variable's name as the code
-    spells it."""
-    literal = "OMP_NUM_THREADS" + CONTROLS
-    (tmp_path / "t.py").write_text(f"import os\nimport tensorflow as tf\nos.environ[{literal!r}] = '2'\n",
+def test_source_text_printed_under_a_finding_is_printed_visible(tmp_path):
+    """Item 4: the code frame under a finding quotes the source line, here a
+    string literal holding terminal controls (Python takes them raw, but a
+    line end: the string's escapes are no line end in a literal)."""
+    literal = "\x1b]0;PWNED\x07::error file=README.md::forged\x85\u2028\u202e\x7f\x9b"
+    (tmp_path / "t.py").write_text("import tensorflow as tf\n"
+                                   f"sess = tf.Session(config=tf.ConfigProto()); note = '{literal}'\n",
                                    encoding="utf-8")
     run = tft("check", "--select", "ALL", "t.py", cwd=tmp_path)
     assert run.returncode == 1, run
     _no_raw_controls(run.stdout + run.stderr)
-    assert "OMP_NUM_THREADS\\x1b]0;PWNED\\x07\\x0a::error" in run.stdout, run
+    assert "note = '\\x1b]0;PWNED\\x07::error" in run.stdout, run
 
 
 @pytest.mark.parametrize("command", ["check", "fix", "fix --show-fixes"])

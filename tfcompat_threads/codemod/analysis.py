@@ -12,6 +12,7 @@ import ast
 import sys
 from typing import NamedTuple
 
+from . import reaching
 from . import symbols as sym
 from .findings import place
 from .scopes import Scopes, dotted
@@ -87,8 +88,13 @@ class Unit:
         """(analysis, call, function) of the calls it was passed into, innermost last."""
         self.stored: frozenset[str] = frozenset()
         """Attributes it is followed through as stored (`c.session_config`): no cycle."""
+        self.settled = False
+        """Its status is known whatever its flow: made in a graph-mode program,
+        where every session it can reach honours it."""
 
     def stop(self, status: str, reason: str, node: ast.AST) -> None:
+        if self.settled:
+            return
         if _RANK[status] > _RANK[self.status]:  # the first reason of the strongest status stays
             self.status, self.reason, self.reason_node = status, reason, node
 
@@ -109,7 +115,12 @@ class Unit:
         self.foreign = self.foreign or other.foreign
         self.elsewhere += [e for e in other.elsewhere if e not in self.elsewhere]
         self.readers += [r for r in other.readers if r not in self.readers]
-        if _RANK[other.status] > _RANK[self.status] or (self.status == GRAPH == other.status and not self.reason):
+        if self.settled or other.settled:
+            self.settled = True
+            if other.settled and not (self.status == GRAPH and self.reason):
+                self.status, self.reason, self.reason_node = other.status, other.reason, other.reason_node
+        elif _RANK[other.status] > _RANK[self.status] or (
+                self.status == GRAPH == other.status and not self.reason):
             self.status, self.reason, self.reason_node = other.status, other.reason, other.reason_node
 
 
@@ -271,9 +282,10 @@ class Analysis:
             probe = next((n for m in owner.body if isinstance(m, _FUNCTIONS) and _first_param(m)
                           for n in ast.walk(m) if type(n) is ast.Attribute and n.attr == function.name
                           and type(n.value) is ast.Name and n.value.id == _first_param(m)), None)
-            if me is None or probe is None:
+            through_class = self._through_class(owner, function.name)
+            if (me is None and not through_class) or (probe is None and not through_class):
                 return [] if me is not None else None
-            references = self.self_attribute(probe)[0]
+            references = (self.self_attribute(probe)[0] if probe is not None else []) + through_class
         else:
             binding = self.single_assignment(function, function.name)
             if binding is None:
@@ -286,6 +298,16 @@ class Analysis:
                 return None
             sites.append(call)
         return sites
+
+    def _through_class(self, owner: ast.ClassDef, name: str) -> list[ast.Attribute]:
+        """`Class.<name>` in the module, the class's name bound only to it (a
+        staticmethod or classmethod called through its class)."""
+        scope = self.scope_of(owner)
+        bindings = scope.bindings.get(owner.name, []) if scope is not None else []
+        if len(bindings) != 1 or bindings[0].node is not owner:
+            return []
+        return [self.parents[r] for r in self.references_of(bindings[0])
+                if type(self.parents.get(r)) is ast.Attribute and self.parents[r].attr == name]
 
     @staticmethod
     def is_config_arg(call: ast.Call, arg: ast.AST) -> bool:
@@ -309,6 +331,7 @@ class Analysis:
         unit.home = self
         if self.graph_mode_module:
             self._stop(unit, GRAPH, "the module runs in graph mode (disable_eager_execution)", config)
+            unit.settled = True  # every session honours it, however it gets there
         self._construction_fields(unit, config, "")
         self._follow_config_value(unit, config)
         if unit.status == CONFIG_ONLY and not unit.sessions and not unit.reached_elsewhere:
@@ -491,6 +514,11 @@ class Analysis:
             bindings = scope.bindings.get(target.id, []) if scope is not None else []
             reads = sorted({id(r): r for b in bindings for r in b.references}.values(),
                            key=lambda n: (n.lineno, n.col_offset))
+            if len(bindings) > 1:  # bound again: the reads that surely see another value are not its
+                seen = {id(r): self._seen_binding(r, assign, bindings) for r in reads}
+                reads = [r for r in reads if seen[id(r)] != reaching.OTHER]
+                if None not in seen.values():
+                    bindings = [b for b in bindings if b.node is target]
             others = [(b.node, self.parents.get(b.node), b.kind) for b in bindings if b.node is not target]
             name = target.id
         else:
@@ -509,6 +537,33 @@ class Analysis:
             self._foreign(unit, f"`{name}` is also {what} elsewhere (line {node.lineno})", node)
         self._own_statement(unit, assign)  # when it fails, follow on: its sinks still matter
         return reads
+
+    def _seen_binding(self, read: ast.Name, assign: ast.stmt, bindings) -> str | None:
+        """reaching.seen_binding; a read in a function of the block of a name
+        assigned only there, the function named by no statement between
+        `assign` and the next assignment (so not run in between), sees the
+        value in force when the block is done."""
+        seen = reaching.seen_binding(self.parents, read, assign, bindings)
+        if seen != reaching.DEFERRED:
+            return seen
+        block = _block_holding(self.parents.get(assign), assign) if assign in self.parents else None
+        holders = [self.parents.get(b.node) for b in bindings]
+        if block is None or any(b.kind != "assign" for b in bindings) or not all(
+                any(h is st for st in block) for h in holders):
+            return None
+        places = sorted(i for i, st in enumerate(block) if any(h is st for h in holders))
+        mine = next(i for i, st in enumerate(block) if st is assign)
+        later = [i for i in places if i > mine]
+        outer = read
+        while outer in self.parents and not any(outer is st for st in block):
+            outer = self.parents[outer]
+        if not later or not isinstance(outer, (*_FUNCTIONS, ast.ClassDef)):
+            return None
+        named = any(type(n) is ast.Name and n.id == outer.name for st in block[mine + 1:later[0]]
+                    for n in ast.walk(st))
+        if named:
+            return None
+        return reaching.MINE if mine == places[-1] else reaching.OTHER
 
     def self_attribute(self, node: ast.AST):
         """For `self.<attr>` in a method (self: its first parameter): every read
@@ -747,6 +802,8 @@ class Analysis:
             self._follow_session(unit, call)  # on TF2 it only carries the config, as a config-only session
         elif self._graph_sink(call.func):
             self._stop(unit, GRAPH, f"it configures {name}()", call)
+        elif self.run_config_replace(call):
+            self._stop(unit, GRAPH, "it configures an Estimator's RunConfig (RunConfig.replace())", call)
         elif f"{sym.SHIM_PREFIX}configure" in self.qnames(call.func):
             self._stop(unit, GRAPH, "tfcompat_threads.configure() applies it", call)  # what target shim writes
         elif type(call.func) is ast.Attribute and call.func.attr in sym.GRAPH_SESSION_METHODS:
@@ -757,6 +814,34 @@ class Analysis:
                 self._stop(unit, EXTERNAL, f"it is passed to {name}(), {outside}", call)
             else:
                 self._stop(unit, UNFOLLOWED, f"it is passed to {name}()", call)
+
+    def run_config_replace(self, call: ast.Call) -> bool:
+        """`RunConfig(...).replace(session_config=...)`, also on a name bound
+        only to a RunConfig (or to a replace() of one)."""
+        return type(call.func) is ast.Attribute and call.func.attr == "replace" and any(
+            k.arg == "session_config" for k in call.keywords) and self._is_run_config(call.func.value, 0)
+
+    def _is_run_config(self, node: ast.AST, depth: int, visiting: frozenset = frozenset()) -> bool:
+        """A RunConfig; a name being looked at (`rc = rc.replace(...)`) is one
+        if its other bindings are."""
+        if depth > 3:
+            return False
+        if type(node) is ast.Call:
+            symbol = self.symbol(node.func)
+            if symbol is not None and symbol.name in sym.ESTIMATOR_RUN_CONFIGS:
+                return True
+            return type(node.func) is ast.Attribute and node.func.attr == "replace" and self._is_run_config(
+                node.func.value, depth + 1, visiting)
+        if type(node) is ast.Name:
+            if node.id in visiting:
+                return True
+            scope = self.scope_of(node)
+            bindings = scope.visible(node.id) if scope is not None else []
+            holders = [self.parents.get(b.node) for b in bindings]
+            return bool(holders) and all(b.kind == "assign" for b in bindings) and all(
+                type(h) is ast.Assign and self._is_run_config(h.value, depth + 1, visiting | {node.id})
+                for h in holders)
+        return False
 
     def _graph_sink(self, func: ast.AST) -> bool:
         """A call that runs graphs with the config it is given (GRAPH_SINKS),
@@ -969,13 +1054,16 @@ class Analysis:
                 while node in self.parents and not isinstance(node, (*_FUNCTIONS, ast.ClassDef, ast.Lambda)):
                     if isinstance(node, ast.stmt):
                         self._running.setdefault(node, call)
+                    if _runs_maybe(self.parents[node], node):
+                        break  # `if debug: tf.constant(1)`: the `if` does not surely run it
                     node = self.parents[node]
         return self._running
 
 
+_TRY_STAR = (ast.TryStar,) if hasattr(ast, "TryStar") else ()
 _COMPOUND = (
     ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.FunctionDef,
-    ast.AsyncFunctionDef, ast.ClassDef, ast.Match, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()),
+    ast.AsyncFunctionDef, ast.ClassDef, ast.Match, *_TRY_STAR,
 )
 
 
@@ -986,6 +1074,24 @@ def eager_config(call: ast.Call) -> ast.AST | None:
         if keyword.arg == "config":
             return keyword
     return call.args[0] if call.args and type(call.args[0]) is not ast.Starred else None
+
+
+def _runs_maybe(parent: ast.AST, node: ast.AST) -> bool:
+    """`node` is a part of `parent` that running `parent` may skip: a branch
+    of an if, a loop's body, an except handler, an else, a match case, the
+    arms of `a if c else b`, the operands after the first of `and` / `or`,
+    the element of a comprehension."""
+    kind = type(parent)
+    if kind in (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, *_TRY_STAR) and node is not getattr(
+            parent, "test", None) and node is not getattr(parent, "iter", None) and node is not getattr(
+            parent, "target", None):
+        return not (kind in (ast.Try, *_TRY_STAR) and (any(node is s for s in parent.body) or any(
+            node is s for s in parent.finalbody)))
+    if kind is ast.IfExp:
+        return node is not parent.test
+    if kind is ast.BoolOp:
+        return node is not parent.values[0]
+    return kind in (ast.match_case, ast.comprehension, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
 def _inspects(parent: ast.AST, value: ast.AST) -> bool:

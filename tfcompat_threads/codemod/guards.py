@@ -1,6 +1,8 @@
 """Code that never runs on TensorFlow 2: the branch of an `if` whose test
 says which TensorFlow runs (`hasattr(tf, 'ConfigProto')`, `hasattr(tf,
-'config')`, a comparison of `tf.__version__`) and that TF2 does not take.
+'config')`, a comparison of `tf.__version__`, `tf2.enabled()` from
+`tensorflow.python`, also through a helper of the repository that returns
+one of these) and that TF2 does not take.
 That code is right where it runs (TF1); the codemod leaves it alone (no
 finding, no change).
 
@@ -26,6 +28,10 @@ TF2_MARKERS = {
     "summary", "debugging", "test", "train", "experimental", "set_memory_growth", "list_physical_devices",
     "threading", "v1", "v2",
 }
+# Functions that say whether TF2 behaviour is on: true on TF2 unless the
+# program turned it off (disable_v2_behavior, not decided then).
+TF2_PROBES = frozenset({"tensorflow.python.tf2.enabled", "tensorflow.__internal__.tf2.enabled"})
+MAX_HELPERS = 2  # `def is_v2(): return tf2.enabled()`: helpers read through, nested at most this deep
 _VERSIONS = {"1": "1.15.5", "2": "2.15.0"}
 _COMPARE = {
     ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
@@ -140,17 +146,42 @@ def _truth(analysis, test: ast.expr, major: str) -> bool:
     return bool(_evaluate(analysis, test, major))
 
 
-def _names_tensorflow(analysis, test: ast.expr) -> bool:
+def _names_tensorflow(analysis, test: ast.expr, depth: int = 0) -> bool:
     nodes = list(ast.walk(test))
+    if depth < MAX_HELPERS and any((found := _helper_return(analysis, n)) and _names_tensorflow(*found, depth + 1)
+                                   for n in nodes if type(n) is ast.Call):
+        return True
     imported = analysis.names.imported
     if not analysis.star_modules and not any(type(n) is ast.Name and n.id in imported for n in nodes):
         return False  # no name an import binds: no name of TensorFlow's (the commonest test)
-    return any(type(n) in (ast.Name, ast.Attribute) and _is_tensorflow(analysis, n) for n in nodes)
+    return any(type(n) in (ast.Name, ast.Attribute) and (_is_tensorflow(analysis, n) or _is_probe(analysis, n))
+               for n in nodes)
 
 
 def _is_tensorflow(analysis, node: ast.expr) -> bool:
     names = analysis.qnames(node)
     return bool(names) and names <= {"tensorflow", "tensorflow.compat.v1"} and "tensorflow" in names
+
+
+def _is_probe(analysis, node: ast.expr) -> bool:
+    return not TF2_PROBES.isdisjoint(analysis.qnames(node))
+
+
+def _helper_return(analysis, call: ast.Call):
+    """(analysis, expression) a call without arguments of a function of the
+    repository returns, when its body is that one `return` (after a
+    docstring); None otherwise."""
+    if call.args or call.keywords or type(call.func) not in (ast.Name, ast.Attribute):
+        return None
+    found = analysis.resolve_function(call.func)
+    if found is None:
+        return None
+    other, function = found
+    body = function.body[1:] if function.body and type(function.body[0]) is ast.Expr and type(
+        function.body[0].value) is ast.Constant else function.body
+    if len(body) != 1 or type(body[0]) is not ast.Return or body[0].value is None or function.name == "__init__":
+        return None
+    return other, body[0].value
 
 
 def _evaluate(analysis, node: ast.expr, major: str):
@@ -218,6 +249,13 @@ def _call(analysis, node: ast.Call, major: str):
         if attribute in TF2_MARKERS:
             return True
         raise Undecided
+    if _is_probe(analysis, func) and not node.args:
+        if any(s.name == "disable_v2_behavior" for _, s in analysis.calls):
+            raise Undecided  # the program turns TF2 behaviour off: the probe says False on TF2 too
+        return major == "2"
+    helper = _helper_return(analysis, node)
+    if helper is not None:
+        return _evaluate(*helper, major)
     args = [_evaluate(analysis, arg, major) for arg in node.args]
     if type(func) is ast.Name and func.id in ("int", "float", "str", "tuple") and \
             f"builtins.{func.id}" in analysis.qnames(func):

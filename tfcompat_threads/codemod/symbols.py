@@ -24,6 +24,12 @@ SET_SESSION_NAMES = {
     "tensorflow.contrib.keras.backend.set_session",
 }
 SET_SESSION = "keras.backend.set_session"
+# The spellings that exist, by the Keras TensorFlow bundles (measured on the
+# real TF 2.15.1 / keras 2.15.0 and 2.21: tests/test_runtime_claims.py).
+SET_SESSION_EXISTING = {
+    "keras 2.15 (TF 2.15)": frozenset({"tensorflow.compat.v1.keras.backend.set_session"}),
+    "keras 3 (TF >= 2.16)": frozenset(),
+}
 
 CONFIG = "ConfigProto"
 GPU_OPTIONS = "GPUOptions"
@@ -51,6 +57,11 @@ GRAPH_SINKS = (
     "train.SingularMonitoredSession",
     "distribute.Server",
     "python.client.device_lib.list_local_devices",  # lists the devices the config lets it see
+    # TF-TRT's TF1 converter runs graph sessions with its session_config (the
+    # parameter is gone on 2.21: inspected there; the rename stays right where it runs)
+    "python.compiler.tensorrt.trt_convert.TrtGraphConverter",
+    "python.compiler.tensorrt.trt_convert.create_inference_graph",
+    "contrib.tensorrt.create_inference_graph",
     # slim's loops make a Supervisor session with it
     "contrib.slim.learning.train",
     "contrib.slim.evaluation.evaluate_once",
@@ -71,6 +82,11 @@ GRAPH_SESSION_METHODS = ("managed_session", "prepare_session", "test_session", "
 # official wheels do not read for their pools (measured: tests/test_measure_env.py).
 OPENMP_THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "KMP_BLOCKTIME", "KMP_AFFINITY",
                            "KMP_SETTINGS", "KMP_HW_SUBSET")
+# Those of them that set a number of threads; the KMP_* ones tune OpenMP's
+# threads (spin time, pinning, what it prints, which cores) and size nothing.
+OPENMP_THREAD_COUNTS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS")
+# The variables that do size TensorFlow's pools (from TF 2.4 on, DESIGN.md §1).
+TF_THREAD_VARIABLES = ("TF_NUM_INTRAOP_THREADS", "TF_NUM_INTEROP_THREADS")
 
 # Session-config names that TF2 has only under tf.compat.v1 (each checked on every
 # release of the test matrix, 1.15 to the newest: tests/test_tf_version_tf.py).
@@ -132,7 +148,12 @@ _STARTING_CALLS = frozenset(
         "saved_model.load",
     }
 )
-_STARTING_PREFIXES = ("math.", "linalg.", "nn.", "data.", "image.")
+_STARTING_PREFIXES = ("math.", "linalg.", "nn.", "image.", "data.Dataset.")
+# tf.data calls that make a dataset (they make tensors, so they start the
+# runtime). Others, `tf.data.Options()`, `experimental.enable_debug_mode()`,
+# `experimental.ThreadingOptions()`, do not: measured on 2.21 and 2.15 by
+# tests/test_versions_and_runtime.py, which runs each of these.
+DATASET_SOURCES = ("data.TFRecordDataset", "data.TextLineDataset", "data.FixedLengthRecordDataset")
 
 
 # TensorFlow's own modules that hold a public API under another path
@@ -191,7 +212,8 @@ def symbol_for(qualified_names: set[str]) -> Symbol | None:
 
 
 def starts_runtime(symbol: Symbol) -> bool:
-    return symbol.name in _STARTING_CALLS or symbol.name.startswith(_STARTING_PREFIXES)
+    return symbol.name in _STARTING_CALLS or symbol.name in DATASET_SOURCES or symbol.name.startswith(
+        _STARTING_PREFIXES)
 
 
 # What the shim target calls instead of each TF1 session API: the analysis

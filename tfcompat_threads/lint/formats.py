@@ -120,8 +120,10 @@ def code_frame(finding, style: Style) -> list[str]:
 
 
 def _visible(text: str) -> str:
-    return "".join(" " if c == "\t" else (f"\\x{ord(c):02x}" if ord(c) < 32 or 127 <= ord(c) < 160 else c)
-                   for c in text)
+    """As the terminal must get it (`terminal.visible`), a tab as one space."""
+    from ..terminal import visible
+
+    return visible(text.replace("\t", " "))
 
 
 def help_text(finding) -> str:

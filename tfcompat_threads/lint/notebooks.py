@@ -53,6 +53,12 @@ class Cell:
     code_columns: dict[int, int] = field(default_factory=dict)
     """Magic lines whose argument is Python code: the column it starts at
     (a fix may edit the code, never the magic)."""
+    indent: str = ""
+    """The indentation of its first line, which IPython takes off every line
+    that starts with it (its leading-indent transform): the module has the
+    cell so dedented."""
+    dedented: set[int] = field(default_factory=set)
+    """Lines (1-based, in the cell) that lost `indent` in the module."""
     built: tuple[str, str, int] | None = None
     """(text, its code in the module, its line count) of the last build."""
 
@@ -138,30 +144,6 @@ def _source(cell: dict, key: str) -> str:
     return "".join(source) if isinstance(source, list) else str(source)
 
 
-# How a writer escapes characters in strings: (ensure_ascii, `<`, `>`, `&`
-# as \u003c \u003e \u0026 as Colab and Go's encoder write them).
-_ESCAPES = ((False, False), (True, False), (False, True), (True, True))
-
-
-def _dump(document: dict, indent, escapes) -> str:
-    ensure_ascii, html_safe = escapes
-    text = json.dumps(document, indent=indent, ensure_ascii=ensure_ascii)
-    if html_safe:  # the three occur in JSON text only inside strings
-        text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-    return text
-
-
-def _json_style(document: dict, raw: bytes):
-    """The json.dumps settings that give back these bytes; (-1, None) when
-    none do (the notebook can still be checked, not rewritten)."""
-    text = raw.decode("utf-8-sig").rstrip("\n")
-    for indent in (1, 2, 4, None, 3):
-        for escapes in _ESCAPES:
-            if _dump(document, indent, escapes) == text:
-                return indent, escapes
-    return -1, None
-
-
 def to_module(notebook: Notebook) -> str:
     """One module of the code cells, one after the other, each magic line
     replaced by a `pass` at its indentation (its continuation lines by blank
@@ -171,8 +153,12 @@ def to_module(notebook: Notebook) -> str:
     for cell in notebook.cells:
         cell.start_line = line
         if cell.built is None or cell.built[0] != cell.text:  # a cell the fix left is not scanned again
+            lines = _NEWLINE.split(cell.text)
+            endings = _NEWLINE.findall(cell.text)
+            cell.indent, cell.dedented = _leading_indent(lines)  # as IPython reads the cell
+            dedented = "".join(text + (endings[i] if i < len(endings) else "") for i, text in enumerate(lines))
             # of this text: a fix that moved lines moved its magics
-            code, cell.masked, cell.code_columns, count = _masked(cell.text)
+            code, cell.masked, cell.code_columns, count = _masked(dedented)
             cell.built = (cell.text, code, count)
         parts.append(cell.built[1])
         line += cell.built[2]
@@ -247,6 +233,34 @@ def _runs_python(text: str) -> bool:
     if match is None or match.group(1) not in _PYTHON_MAGICS:
         return False
     return _compiles(_masked(text)[0], [])
+
+
+def _leading_indent(lines: list[str]) -> tuple[str, set[int]]:
+    """IPython's leading-indent transform (after it drops the leading blank
+    lines): the first line's indentation goes from every line that starts
+    with it. Takes it off `lines`; (the indentation, the lines that lost it)."""
+    first = next((line for line in lines if line.strip()), "")
+    indent = first[: len(first) - len(first.lstrip(" \t"))]
+    if not indent:
+        return "", set()
+    dedented = set()
+    for number, line in enumerate(lines, start=1):
+        if line.startswith(indent):
+            lines[number - 1] = line[len(indent):]
+            dedented.add(number)
+    return indent, dedented
+
+
+def _indented(content: str, cell: Cell, ends_dedented: bool) -> str:
+    """Edit text for a dedented cell: the lines it starts get the cell's
+    indentation back (the last one when what follows it was dedented)."""
+    parts = _NEWLINE.split(content)
+    out = parts[:1]
+    for number, part in enumerate(parts[1:], start=2):
+        # an empty line stays empty, but the last part starts the line the edit ends in
+        indent = bool(part) or (number == len(parts) and ends_dedented)
+        out.append(cell.indent + part if indent else part)
+    return cell.newline.join(out)
 
 
 def _magics(lines: list[str]) -> list[tuple[int, list[int]]]:
@@ -372,9 +386,12 @@ def apply_edits(notebook: Notebook, module: str, edits) -> bool:
         line_starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
         out, position = [], 0
         for first, column, last, end_column, content in sorted(pending):
-            start = line_starts[first - 1] + column if first <= len(line_starts) else len(text)
-            end = line_starts[last - 1] + end_column if last <= len(line_starts) else len(text)
-            out += [text[position:start], _NEWLINE.sub(cell.newline, content)]
+            shift = len(cell.indent)  # a position in a dedented line is that much further in the cell
+            start = line_starts[first - 1] + column + shift * (first in cell.dedented) \
+                if first <= len(line_starts) else len(text)
+            end = line_starts[last - 1] + end_column + shift * (last in cell.dedented) \
+                if last <= len(line_starts) else len(text)
+            out += [text[position:start], _indented(content, cell, last in cell.dedented)]
             position = end
         out.append(text[position:])
         new = "".join(out)
@@ -389,76 +406,29 @@ def apply_edits(notebook: Notebook, module: str, edits) -> bool:
 
 
 def dump(notebook: Notebook) -> bytes:
-    """The notebook with the cells' new sources; other bytes as they were."""
+    """The notebook with the cells' new sources: only the text of each
+    changed cell's `source` is replaced in the file's bytes (a list stays a
+    list, laid out and escaped as the file has it); every other byte stays."""
     cells = notebook.cell_list()
-    changed = []  # (the cell as it was, as it is)
+    new = {}
     for cell in notebook.cells:
         entry = cells[cell.index]
-        old = _source(entry, notebook.source_key)
-        if cell.text == old:
+        if cell.text == _source(entry, notebook.source_key):
             continue
-        before = dict(entry)
         source = entry.get(notebook.source_key)
         entry[notebook.source_key] = cell.text.splitlines(keepends=True) if isinstance(source, list) else cell.text
-        changed.append((before, entry))
-    if not changed:
+        new[cell.index] = entry[notebook.source_key]
+    if not new:
         return notebook.raw
-    spliced = _splice(notebook, changed)
-    if spliced is not None:
-        return spliced
-    indent, escapes = _json_style(json.loads(notebook.raw.decode("utf-8-sig")), notebook.raw)
-    if indent == -1:
-        raise NotebookError("cannot rewrite this notebook without reformatting its JSON; fix it by hand")
-    text = _dump(notebook.document, indent, escapes)
-    decoded = notebook.raw.decode("utf-8-sig")
-    trailing = decoded[len(decoded.rstrip("\n")):]
-    bom = "\ufeff" if notebook.raw.startswith(b"\xef\xbb\xbf") else ""
-    return (bom + text + trailing).encode("utf-8")
+    from .nbjson import replace_sources
 
-
-def _splice(notebook: Notebook, changed: list[tuple[dict, dict]]) -> bytes | None:
-    """The raw bytes with each changed cell's JSON replaced by its new JSON,
-    written as json.dumps writes it at its depth in the style the file uses
-    (indent from its second line, its line ending; ASCII escapes or not),
-    where the old JSON is found once and only once in the text. None when a
-    cell is not found so, or when the result does not load as the new
-    notebook: then the whole notebook is written (`dump`). Only the changed
-    cells are serialised (json.dumps with an indent is pure Python, and
-    notebooks carry megabytes of outputs)."""
-    decoded = notebook.raw.decode("utf-8-sig")
-    newline = "\r\n" if decoded.startswith("{\r\n") else "\n"
-    lines = decoded.split(newline, 2)
-    indent = len(lines[1]) - len(lines[1].lstrip(" ")) if lines[0] == "{" and len(lines) > 2 else None
-    if indent == 0:
-        return None
-    depth = newline + " " * ((indent or 0) * (4 if "worksheets" in notebook.document else 2))
-    pieces = []
-    for before, after in changed:
-        html_safe = any(code in decoded for code in ("\\u003c", "\\u003e", "\\u0026"))
-        for escapes in sorted(_ESCAPES, key=lambda e: e[1] != html_safe):  # the file's own first
-            old = _dump(before, indent, escapes).replace("\n", depth)
-            if decoded.count(old) == 1:
-                start = decoded.find(old)
-                pieces.append((start, start + len(old), _dump(after, indent, escapes).replace("\n", depth)))
-                break
-        else:
-            return None
-    pieces.sort()
-    if any(end > start for (_, end, _), (start, _, _) in zip(pieces, pieces[1:])):
-        return None
-    out, position = [], 0
-    for start, end, text in pieces:
-        out += [decoded[position:start], text]
-        position = end
-    out.append(decoded[position:])
-    text = "".join(out)
+    written = replace_sources(notebook.raw, notebook.source_key, new)
     try:
-        if json.loads(text) != notebook.document:
-            return None
+        if written is not None and json.loads(written.decode("utf-8-sig")) == notebook.document:
+            return written
     except ValueError:
-        return None
-    bom = "\ufeff" if notebook.raw.startswith(b"\xef\xbb\xbf") else ""
-    return (bom + text).encode("utf-8")
+        pass
+    raise NotebookError("cannot find its cells' source in the JSON; fix it by hand")
 
 
 class NotebookModule:
@@ -500,8 +470,12 @@ class NotebookModule:
             index = max(i for i, start in enumerate(starts) if start <= finding.start.line) if starts else 0
             offset = starts[index] - 1
             finding.cell = cells[index].number
-            finding.start = finding.start._replace(line=finding.start.line - offset)
-            finding.end = finding.end._replace(line=finding.end.line - offset)
+            cell = cells[index]
+            for end in ("start", "end"):
+                place = getattr(finding, end)
+                line = place.line - offset
+                column = place.column + len(cell.indent) * (line in cell.dedented)
+                setattr(finding, end, place._replace(line=line, column=column))
             finding.noqa_row -= offset
 
 

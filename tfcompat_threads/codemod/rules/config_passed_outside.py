@@ -35,7 +35,14 @@ tfcompat_threads.configure(config)
 train(model, session_config=config)
 """
     fix_safety = "No automatic fix: what the other code does with the config is not known."
-    valid = ()
+    valid = (
+        # another library's ConfigProto under the same name: what goes to that library is not TensorFlow's
+        "import intel_extension_for_tensorflow as itex\nimport tensorflow as tf\n"
+        "config = tf.compat.v1.ConfigProto(intra_op_parallelism_threads=2)\n"
+        "sess = tf.compat.v1.Session(config=config)\n"
+        "config = itex.ConfigProto(graph_options=itex.GraphOptions(auto_mixed_precision=itex.ON))\n"
+        "itex.set_backend('cpu', config)\n",
+    )
     invalid = (Example("import tensorflow as tf\nfrom some_library import train\n"
                        "config = tf.compat.v1.ConfigProto(intra_op_parallelism_threads=2)\n"
                        "train(session_config=config)\n"),)

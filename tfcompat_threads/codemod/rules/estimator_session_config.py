@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+
 from .. import symbols as sym
 from ..guards import contrib_import
 from ..findings import ERROR
@@ -13,7 +15,8 @@ class EstimatorSessionConfig(Rule):
     name = "estimator-session-config"
     severity = ERROR
     summary = "tf.estimator.RunConfig(session_config=...): tf.estimator is gone in TF 2.16."
-    what = "Finds `tf.estimator.RunConfig(session_config=...)`."
+    what = ("Finds `tf.estimator.RunConfig(session_config=...)`, and `.replace(session_config=...)` on a "
+            "RunConfig (made there or bound to a name).")
     why = "tf.estimator is gone in TensorFlow 2.16; until then its session_config is honoured."
     example = """\
 run_config = tf.estimator.RunConfig(session_config=config)
@@ -29,13 +32,22 @@ run_config = tf.estimator.RunConfig(session_config=config)
         # a path TensorFlow re-exports the TPU RunConfig from; contrib: TF 1.x only, and said so
         Example("import tensorflow as tf\nfrom tensorflow.contrib.tpu.python.tpu import tpu_config\n\n"
                 "config = tpu_config.RunConfig(session_config=tf.ConfigProto(allow_soft_placement=True))\n"),
+        Example("import tensorflow as tf\nconfig = tf.compat.v1.ConfigProto(intra_op_parallelism_threads=2)\n"
+                "run_config = tf.estimator.RunConfig(model_dir='m')\n"
+                "run_config = run_config.replace(session_config=config)\n"),
     )
 
     def check(self, context):
-        contrib = contrib_import(context.analysis)
-        for call, symbol in context.analysis.calls:
-            if symbol.name in sym.ESTIMATOR_RUN_CONFIGS and any(k.arg == "session_config" for k in call.keywords):
-                if contrib is not None or symbol.name.startswith("contrib."):
+        analysis = context.analysis
+        contrib = contrib_import(analysis)
+        # each RunConfig call with the public name of what it calls ("" for a .replace())
+        calls = {call: symbol.name for call, symbol in analysis.calls if symbol.name in sym.ESTIMATOR_RUN_CONFIGS}
+        if calls and "replace" in context.source.text:
+            calls.update((node, "") for node in analysis.names.scopes
+                         if type(node) is ast.Call and analysis.run_config_replace(node))
+        for call in sorted(calls, key=lambda c: (c.lineno, c.col_offset)):
+            if any(k.arg == "session_config" for k in call.keywords):
+                if contrib is not None or calls[call].startswith("contrib."):
                     where = f" (imported at line {contrib.lineno})" if contrib is not None else ""
                     yield context.finding(
                         self.code,

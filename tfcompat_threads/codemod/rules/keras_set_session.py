@@ -20,7 +20,9 @@ class KerasSetSession(Rule):
     )
     why = (
         "Keras 3 (TensorFlow >= 2.16) has no `set_session` anywhere: the call raises AttributeError. On "
-        "TF 2.15 it still runs, but only graph-mode Keras uses the session."
+        "TF 2.15 (keras 2.15) only `tf.compat.v1.keras.backend.set_session` exists (`keras.backend."
+        "set_session` and `tf.keras.backend.set_session` raise AttributeError there too), and only "
+        "graph-mode Keras uses the session it sets."
     )
     example = """\
 sess = make_session()          # defined in another module

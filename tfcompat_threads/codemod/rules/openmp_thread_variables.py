@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from ..findings import WARNING
-from ..symbols import OPENMP_THREAD_VARIABLES
+from ..symbols import OPENMP_THREAD_COUNTS, TF_THREAD_VARIABLES, THREAD_SETTERS
 from . import Example, Rule
 
 
@@ -13,15 +13,22 @@ class OpenmpThreadVariables(Rule):
     code = "TFT010"
     name = "openmp-thread-variables"
     severity = WARNING
-    summary = "OMP_NUM_THREADS / MKL_NUM_THREADS / KMP_* set in a TensorFlow program, where they size no TF pool."
+    summary = "OMP_NUM_THREADS / MKL_NUM_THREADS set in a TensorFlow program, where they size no TF pool."
     what = (
         "Finds `os.environ[...] = `, `os.environ.setdefault`, `os.environ.update` and `os.putenv` of "
-        "OMP_NUM_THREADS, MKL_NUM_THREADS or KMP_* in a module that imports TensorFlow (or Keras, or the shim)."
+        "OMP_NUM_THREADS or MKL_NUM_THREADS in a module that imports TensorFlow (or Keras, or the shim), "
+        "set as if to size TensorFlow's threads: not where the module sizes TensorFlow's pools itself "
+        "(TF_NUM_INTRAOP_THREADS / TF_NUM_INTEROP_THREADS, tf.config.threading) or imports torch, whose "
+        "pool OMP_NUM_THREADS sizes. KMP_BLOCKTIME, KMP_AFFINITY, KMP_SETTINGS and KMP_HW_SUBSET tune "
+        "OpenMP's threads (spin time, pinning, output, cores) and size nothing: not reported."
     )
     why = (
-        "On the official tensorflow-cpu wheels (counted on 2.15 and 2.21, tests/test_measure_env.py) they do "
-        "not change the intra-op or inter-op pool; OMP_NUM_THREADS does size numpy's OpenBLAS threads. "
-        "Code that sets them to limit TensorFlow's threads gets nothing from it."
+        "Which builds read them: Intel's builds of TensorFlow with OpenMP (not measured here) size oneDNN's "
+        "threads with OMP_NUM_THREADS and read the KMP_* variables; the official tensorflow-cpu wheels run "
+        "oneDNN on TensorFlow's own intra-op pool, and there none of them changes the intra-op or inter-op "
+        "pool (counted on 2.15 and 2.21, tests/test_measure_env.py). OMP_NUM_THREADS does size numpy's "
+        "OpenBLAS threads. Code that sets them to limit TensorFlow's threads gets nothing from it on the "
+        "official wheels."
     )
     example = """\
 os.environ["OMP_NUM_THREADS"] = "4"
@@ -36,28 +43,43 @@ tf.config.threading.set_intra_op_parallelism_threads(4)  # or this, before the f
     valid = (
         "import os\nimport tensorflow as tf\nos.environ['TF_NUM_INTRAOP_THREADS'] = '4'\n",
         "import os\nos.environ['OMP_NUM_THREADS'] = '4'\nimport numpy\n",
+        # pinning and quieting OpenMP size nothing
+        "import os\nimport tensorflow as tf\ndef suppress_warnings():\n    os.environ['KMP_AFFINITY'] = 'noverbose'\n"
+        "os.environ['KMP_BLOCKTIME'] = '1'\nos.environ['KMP_AFFINITY'] = 'granularity=fine,compact,1,0'\n",
+        # TensorFlow's pools are sized the right way; the OpenMP ones are for torch
+        "import os\nimport tensorflow as tf\nimport torch\nos.environ['OMP_NUM_THREADS'] = '4'\n",
+        "import os\nimport tensorflow as tf\nos.environ['TF_NUM_INTRAOP_THREADS'] = '4'\n"
+        "os.environ['TF_NUM_INTEROP_THREADS'] = '1'\nos.environ['OMP_NUM_THREADS'] = '4'\n",
     )
     invalid = (Example("import os\nimport tensorflow as tf\nos.environ['OMP_NUM_THREADS'] = '4'\n"),)
 
     def check(self, context):
         analysis = context.analysis
         text = context.source.text
-        if not any(name in text for name in OPENMP_THREAD_VARIABLES) or not any(
+        if not any(name in text for name in OPENMP_THREAD_COUNTS) or not any(
             _imports_tensorflow(node) for node in analysis.imports
-        ):
+        ) or any(_imports(node, "torch") for node in analysis.names.scopes
+                 if type(node) in (ast.Import, ast.ImportFrom)):
             return
+        found = []
         for node in analysis.names.scopes:
             for name_node in _variables_set(analysis, node):
                 name = analysis.literal(name_node)
-                if isinstance(name, str) and name.startswith(OPENMP_THREAD_VARIABLES):
-                    yield context.finding(
-                        self.code,
-                        name_node,
-                        f"{name} does not size TensorFlow's thread pools on the official wheels"
-                        + ("; it sizes numpy's OpenBLAS threads" if name == "OMP_NUM_THREADS" else ""),
-                        help="for TensorFlow's pools use TF_NUM_INTRAOP_THREADS / TF_NUM_INTEROP_THREADS, or "
-                        "tf.config.threading; `tfcompat-threads explain` shows what is in force",
-                    )
+                if isinstance(name, str):
+                    found.append((name, name_node))
+        if any(name in TF_THREAD_VARIABLES for name, _ in found) or any(
+                symbol.name in THREAD_SETTERS for _, symbol in analysis.calls):
+            return  # TensorFlow's pools are sized here the right way: the OpenMP count is for something else
+        for name, name_node in found:
+            if name in OPENMP_THREAD_COUNTS:
+                yield context.finding(
+                    self.code,
+                    name_node,
+                    f"{name} does not size TensorFlow's thread pools on the official wheels"
+                    + ("; it sizes numpy's OpenBLAS threads" if name == "OMP_NUM_THREADS" else ""),
+                    help="for TensorFlow's pools use TF_NUM_INTRAOP_THREADS / TF_NUM_INTEROP_THREADS, or "
+                    "tf.config.threading; `tfcompat-threads explain` shows what is in force",
+                )
 
 
 def _variables_set(analysis, node) -> list:
@@ -84,8 +106,12 @@ def _variables_set(analysis, node) -> list:
 
 def _imports_tensorflow(node) -> bool:
     """An import of TensorFlow, or of what runs it (the shim, Keras)."""
+    return _imports(node, "tensorflow", "tfcompat_threads", "keras")
+
+
+def _imports(node, *packages: str) -> bool:
     names = [a.name for a in node.names] if type(node) is ast.Import else [node.module or ""]
-    return any(n.split(".")[0] in ("tensorflow", "tfcompat_threads", "keras") for n in names)
+    return any(n.split(".")[0] in packages for n in names)
 
 
 def _is_environ(analysis, node) -> bool:

@@ -18,7 +18,8 @@ class ThreadSettingAfterFirstOp(Rule):
     what = (
         "Finds a `tf.config.threading` setter, or a thread field of a config-only session (which the fix "
         "would turn into one), after a call that surely starts TensorFlow's runtime in the same "
-        "straight-line code."
+        "straight-line code: an op, or a tf.data call that makes a dataset (`tf.data.Options()` starts "
+        "nothing). A call inside an earlier `if`, loop or `except` may not have run: not reported."
     )
     why = "The pools are fixed by then: on TF2 the setter raises RuntimeError."
     example = """\
@@ -30,9 +31,19 @@ tf.config.threading.set_intra_op_parallelism_threads(2)
 x = tf.constant([1.0])
 """
     fix_safety = "No automatic fix: moving the setting may change what runs before it."
-    valid = ("import tensorflow as tf\ntf.config.threading.set_intra_op_parallelism_threads(2)\nx = tf.constant(1)\n",)
-    invalid = (Example("import tensorflow as tf\nx = tf.constant([1.0])\n"
-                       "tf.config.threading.set_intra_op_parallelism_threads(2)\n"),)
+    valid = (
+        "import tensorflow as tf\ntf.config.threading.set_intra_op_parallelism_threads(2)\nx = tf.constant(1)\n",
+        # an op in an earlier `if` may not have run; tf.data.Options() and the debug mode start nothing
+        "import tensorflow as tf\ndef main(debug):\n    if debug:\n        tf.data.experimental.enable_debug_mode()\n"
+        "        x = tf.constant(1)\n    options = tf.data.Options()\n"
+        "    tf.config.threading.set_inter_op_parallelism_threads(2)\n",
+    )
+    invalid = (
+        Example("import tensorflow as tf\nx = tf.constant([1.0])\n"
+                "tf.config.threading.set_intra_op_parallelism_threads(2)\n"),
+        Example("import tensorflow as tf\nif True:\n    data = tf.data.Dataset.range(3)\n"
+                "    tf.config.threading.set_intra_op_parallelism_threads(2)\n"),
+    )
 
     def check(self, context):
         help = ("move the thread settings before the first op, or set TF_NUM_INTRAOP_THREADS / "

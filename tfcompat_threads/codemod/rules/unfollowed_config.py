@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ...options import Action, lookup
 from ..analysis import UNFOLLOWED
 from ..findings import WARNING
 from . import Example, Rule
@@ -33,13 +34,25 @@ tfcompat_threads.configure(self.config)
         for unit in context.analysis.units:
             if unit.status != UNFOLLOWED:
                 continue
+            fields = [f.path for fs in unit.field_sets for f in fs.fields]
+            if fields and not unit.kwargs and all(_graph_only(path) for path in fields):
+                help = (f"its fields ({', '.join(dict.fromkeys(fields))}) are honoured by graph-mode sessions "
+                        "only, and configure() cannot apply them: check that it reaches a tf.compat.v1 session "
+                        "that runs graphs, or drop it")
+            else:
+                help = ("check where it goes: if it only reaches Keras' set_session or an unused session, "
+                        "tfcompat_threads.configure(config) applies it process-wide")
             yield context.finding(
                 self.code,
                 unit.reason_node or unit.config,
                 f"this ConfigProto is not followed: {unit.reason}; its settings may do nothing on TF2",
-                help="check where it goes: if it only reaches Keras' set_session or an unused session, "
-                "tfcompat_threads.configure(config) applies it process-wide",
+                help=help,
             )
+
+
+def _graph_only(path: str) -> bool:
+    option = lookup(path)
+    return option is not None and option.action is Action.GRAPH_ONLY
 
 
 RULE = UnfollowedConfig()
