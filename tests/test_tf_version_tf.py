@@ -15,7 +15,7 @@ from tests.tfproc import TF_PYTHON, ScenarioFailed, run
 from tfcompat_threads import options
 from tfcompat_threads.codemod import transform
 
-pytestmark = pytest.mark.tf
+pytestmark = pytest.mark.tf(since=(1, 15))
 
 # Every release the table dates a name to, and the default (None: the names of 2.1 on).
 CHOICES = (None, *sorted({since for name in options.NAMES.values()
@@ -91,7 +91,11 @@ def reference_threads(program: str, intra: int, inter: int) -> int:
     return _TF1_REFERENCES[intra, inter]
 
 
-@pytest.mark.parametrize("folder", RUNNABLE, ids=lambda f: f.name)
+# a fixture whose native fix is withheld (a reader still needs its session) runs its shim output only
+NATIVE_RUNNABLE = [f for f in RUNNABLE if {"native.py", "native_unsafe.py"} & set(runs(f))]
+
+
+@pytest.mark.parametrize("folder", NATIVE_RUNNABLE, ids=lambda f: f.name)
 def test_native_output_for_each_tf_version_runs_with_its_pools(folder):
     """--tf-version 1.15 and the default (2.1 names), each where the row's
     TensorFlow is at least that release: the program runs, and its process
