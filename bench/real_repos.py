@@ -1,10 +1,11 @@
 """tfcompat-threads on real TF1-era repositories, and tf_upgrade_v2 on the same trees.
 
-    python bench/real_repos.py --trees DIR [--resolve-with PYTHON]... [--json OUT] [NAME...]
+    python bench/real_repos.py --trees DIR [--list TSV] [--resolve-with PYTHON]... [--json OUT] [NAME...]
 
-DIR holds checkouts of the repositories in bench/real_repos.tsv (one folder
-each, named owner+name, at the listed commit; fetch them for the run, never
-commit them). Nothing here downloads, and the trees are never written: each
+DIR holds checkouts of the repositories in bench/real_repos.tsv, or in the
+--list given (bench/real_repos_unseen.tsv: a second set, first run by issue
+21), one folder each, named owner+name, at the listed commit; fetch them for
+the run, never commit them. Nothing here downloads, and the trees are never written: each
 is copied per step. Per tree:
 
 - check: findings by code, seconds; fix (default, after check, with the cache
@@ -130,6 +131,15 @@ def imports_made_unused(before: ast.Module | None, after: ast.Module | None) -> 
 # -- one tree ------------------------------------------------------------------------------------
 
 
+def fixed_by_fix(finding: dict) -> bool:
+    """Plain `fix` fixes it (check's "N fixable with `fix`"): its fix is safe.
+    Not "it carries edits": an edit over several lines (two renames on
+    consecutive lines) belongs to the first finding it touches, the others
+    carry none and are fixed all the same."""
+    return bool(finding["fix"] and finding["fix"]["applicability"] == "safe")
+
+
+
 def evaluate(tree: Path, work: Path, judged: dict) -> dict:
     found, check_s, check_errors, _ = findings(tree)
     copy = work / tree.name
@@ -142,7 +152,7 @@ def evaluate(tree: Path, work: Path, judged: dict) -> dict:
     report = {
         "tree": tree.name, "files": len(snapshot), "findings": len(found),
         "by_code": dict(sorted(Counter(f["code"] for f in found).items())),
-        "fixable": sum(bool(f["fix"] and f["fix"]["edits"]) for f in found),  # what fix applies carries its edits
+        "fixable": sum(fixed_by_fix(f) for f in found),
         "check_s": round(check_s, 2), "fix_s": round(fix_s, 2), "errors": errors,
         "internal_errors": [e for e in errors + check_errors if "internal error" in e],
         "changed": [], "not_compiling": [], "not_idempotent": [], "introduced": {}, "half_renames": [],
@@ -214,8 +224,10 @@ def main(argv=None) -> int:
     parser.add_argument("--trees", required=True, type=Path)
     parser.add_argument("--resolve-with", action="append", metavar="PYTHON")
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--list", type=Path, default=HERE / "real_repos.tsv",
+                        help="the list of trees (default bench/real_repos.tsv)")
     args = parser.parse_args(argv)
-    with (HERE / "real_repos.tsv").open(newline="") as handle:
+    with args.list.open(newline="") as handle:
         listed = [row for row in csv.DictReader((l for l in handle if not l.startswith("#")), delimiter="\t")]
     wanted = [row["tree"] for row in listed if not args.names or row["tree"] in args.names]
     judged = load_judgement()
