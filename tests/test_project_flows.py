@@ -341,3 +341,38 @@ def test_a_gpu_options_variable_another_module_reads_is_not_deleted(tmp_path):
     result = cli("fix", ".", cwd=tree)
     assert "gpu_options = tf.compat.v1.GPUOptions(allow_growth=True)" in (tree / "app" / "setup_tf.py").read_text()
     assert "its gpu_options `gpu_options` is read at use.py:1 too" in result.output
+
+
+def test_a_name_rebound_below_is_what_other_modules_import(tmp_path):
+    """Real code (a training script): `config` is a ConfigProto, then a dict
+    of labels another module imports. The importer gets the dict, so the
+    ConfigProto's config-only session is fixed as in a module alone (it was
+    held back: TFT005 naming predict.py)."""
+    tree = repository(tmp_path, train=(
+        "import tensorflow as tf\nfrom keras import backend as K\n\n"
+        "config = tf.ConfigProto(intra_op_parallelism_threads=2, inter_op_parallelism_threads=1)\n"
+        "sess = tf.Session(config=config)\nK.set_session(sess)\n"
+        "config = dict()\nconfig['labels'] = (1, 2, 4)\n"),
+        predict="from app.train import config\n\nprint(config['labels'])\n")
+    assert [f["code"] for f in findings(tree)] == ["TFT001"]
+    assert cli("fix", ".", cwd=tree).exit_code == 0
+    fixed = (tree / "app" / "train.py").read_text()
+    assert "set_intra_op_parallelism_threads(2)" in fixed and "config = dict()" in fixed
+
+
+def test_a_key_written_into_globals_reads_nothing(tmp_path):
+    """`globals()['_CACHE'] = model` stores a key: it cannot read the config
+    (the fix was held back as if it could)."""
+    tree = repository(tmp_path, train=(
+        "import tensorflow as tf\nfrom tensorflow.keras import backend as K\n\n"
+        "config = tf.ConfigProto(device_count={'GPU': 0})\nK.set_session(tf.Session(config=config))\n\n\n"
+        "def train(model):\n    globals()['_DATASET_FINALIZATION_HACK'] = model\n"))
+    [finding] = findings(tree)
+    assert finding["code"] == "TFT001" and finding["fix"]["applicability"] == "safe", finding
+    (tmp_path / "computed").mkdir()
+    computed = repository(tmp_path / "computed", train=(
+        "import tensorflow as tf\nfrom tensorflow.keras import backend as K\n\n"
+        "config = tf.ConfigProto(device_count={'GPU': 0})\nK.set_session(tf.Session(config=config))\n\n\n"
+        "def lookup(key):\n    return globals()[key]\n"))
+    [held] = findings(computed)
+    assert "globals() may read it" in held["help"], held

@@ -717,9 +717,7 @@ class Analysis:
             unit.readers.append((target.id, f"{self.path.name if self.path else 'line'}:{target.lineno}",
                                  "its readers are too far to follow"))
             return
-        from .readers import readers
-
-        for reader in readers(self, target.id):
+        for reader in self._readers_of(target):
             if reader.analysis is None:
                 if (target.id, reader.place, reader.what) not in unit.readers:
                     unit.readers.append((target.id, reader.place, reader.what))
@@ -737,9 +735,26 @@ class Analysis:
         """The first reader of a module-level name outside its scope (codemod/readers.py), or None."""
         if not self._module_name(target):
             return None
+        return next(iter(self._readers_of(target)), None)
+
+    def _readers_of(self, target: ast.Name) -> list:
+        """The readers (codemod/readers.py) that can see this binding of a
+        module-level name. Another module, `__all__` or a notebook gets the
+        module's last value: when a later top-level statement binds the name
+        again (`config = dict()` below a ConfigProto), only this module's
+        own lookups (`eval`, `globals()`) may still see this one."""
         from .readers import readers
 
-        return next(iter(readers(self, target.id)), None)
+        found = readers(self, target.id)
+        statement = self.statement_of(target)
+        if type(self.parents.get(statement)) is not ast.Module or not any(
+                type(self.parents.get(self.statement_of(b.node))) is ast.Module
+                and b.node.lineno > statement.lineno
+                for b in self.names.module_scope.bindings.get(target.id, ()) if type(b.node) is ast.Name):
+            return found
+        here = self.path.name if self.path else "line"
+        return [r for r in found if r.analysis is None and r.place.rpartition(":")[0] == here
+                and "__all__" not in r.what]
 
     def _module_name(self, target: ast.AST) -> bool:
         """`target` binds a name of the module (what other modules can import)."""

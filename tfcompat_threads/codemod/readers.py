@@ -131,7 +131,8 @@ def _dynamic(analysis, name: str) -> list[Reader]:
                 continue  # a function's own names
             if function in ("eval", "exec") and not _may_read(node, name):
                 continue
-            if function == "globals" and _subscript_key(analysis, node) not in (None, name):
+            if function == "globals" and (_writes_a_key(analysis, node)
+                                          or _subscript_key(analysis, node) not in (None, name)):
                 continue
             found.append(Reader(_place(analysis, node), f"{function}() may read it", None, []))
         elif kind is ast.Attribute and node.attr == "modules" and "sys.modules" in analysis.qnames(node):
@@ -158,6 +159,14 @@ def _may_read(call: ast.Call, name: str) -> bool:
 
 
 _NO_KEY = object()
+
+
+def _writes_a_key(analysis, node: ast.AST) -> bool:
+    """`node["k"] = v` / `del node["k"]` with a literal key: a write, which
+    reads nothing (`globals()['_CACHE'] = model`)."""
+    parent = analysis.parents.get(node)
+    return (type(parent) is ast.Subscript and parent.value is node and type(parent.ctx) in (ast.Store, ast.Del)
+            and isinstance(analysis.literal(parent.slice), str))
 
 
 def _subscript_key(analysis, node: ast.AST, any_key: bool = False):
