@@ -143,3 +143,17 @@ def test_a_reexport_path_is_the_estimator_run_config_where_contrib_is_optional()
     findings = transform(source.encode()).findings
     assert [f.code for f in findings] == ["TFT007"]
     assert findings[0].message.startswith("tf.contrib is gone since TF 2.0")
+
+
+def test_a_method_called_from_a_nested_function_is_no_internal_error():
+    """tensorflow/python/data/ops/dataset_ops.py (2.21): `self._helper()`
+    inside a function nested in a method, under a version check. Its call
+    sites cannot all be known, so it is not TF1-only code (was TypeError)."""
+    from tfcompat_threads.codemod.engine import run
+
+    source = (b"import tensorflow as tf\n\n\nclass Model:\n    def _helper(self):\n"
+              b"        return tf.compat.v1.ConfigProto()\n\n    def build(self):\n        def inner():\n"
+              b"            return self._helper()\n        if tf.__version__.startswith('1.'):\n"
+              b"            return inner()\n")
+    [finding] = run(source, "native", "model.py").findings
+    assert finding.code == "TFT005" and "_helper() is used in a way the codemod does not follow" in finding.message

@@ -285,7 +285,10 @@ class Analysis:
             through_class = self._through_class(owner, function.name)
             if (me is None and not through_class) or (probe is None and not through_class):
                 return [] if me is not None else None
-            references = (self.self_attribute(probe)[0] if probe is not None else []) + through_class
+            attribute = self.self_attribute(probe) if probe is not None else None
+            if probe is not None and attribute is None:
+                return None  # `self.<name>` read where it is no method's own self (a nested function)
+            references = (attribute[0] if attribute else []) + through_class
         else:
             binding = self.single_assignment(function, function.name)
             if binding is None:
