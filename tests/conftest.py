@@ -6,9 +6,10 @@ TensorFlow tests (`@pytest.mark.tf`) run their scenarios on TF_PYTHON
 (tests/tfproc.py), a row of scripts/test's matrix. `@pytest.mark.tf` alone
 runs on every TensorFlow from 2.11 (the behaviour of TF2 eager that most of
 them pin down); `@pytest.mark.tf(since=(1, 15))` widens that: such a test
-holds on that release and every newer one. On an older row a test is
-deselected (pytest counts it so), never run and skipped. Likewise a test
-marked `python_since((3, 11), why=...)` on an older Python."""
+holds on that release and every newer one, and `before=(2, 0)` ends the
+range (TF1-only behaviour). On a row outside its range a test is deselected
+(pytest counts it so), never run and skipped. Likewise a test marked
+`python_since((3, 11), why=...)` on an older Python."""
 
 import os
 import sys
@@ -24,19 +25,21 @@ def pytest_configure(config):
 
 
 def pytest_collection_modifyitems(config, items):
+    markers = [item.get_closest_marker("tf") for item in items]
     release = None
-    if os.environ.get("TFCOMPAT_TEST_TF_PYTHON"):  # else the tests' own TensorFlow: the newest row
-        from tests.tfproc import tf_release
+    if os.environ.get("TFCOMPAT_TEST_TF_PYTHON") or any(m is not None and "before" in m.kwargs for m in markers):
+        from tests.tfproc import tf_release  # without a row: the tests' own TensorFlow, the newest
 
         release = tf_release()
     keep, older = [], []
-    for item in items:
-        marker = item.get_closest_marker("tf")
-        since = tuple(marker.kwargs.get("since", DEFAULT_SINCE)) if marker is not None else None
+    for item, marker in zip(items, markers):
+        outside = False
+        if marker is not None and release is not None:
+            since = tuple(marker.kwargs.get("since", DEFAULT_SINCE))
+            outside = release < since or release >= tuple(marker.kwargs.get("before", (99,)))
         python = item.get_closest_marker("python_since")
-        too_old = (release is not None and since is not None and release < since) or (
-            python is not None and sys.version_info[:2] < tuple(python.args[0]))
-        (older if too_old else keep).append(item)
+        outside = outside or (python is not None and sys.version_info[:2] < tuple(python.args[0]))
+        (older if outside else keep).append(item)
     if older:
         config.hook.pytest_deselected(items=older)
         items[:] = keep

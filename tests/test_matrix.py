@@ -139,14 +139,13 @@ def runnable_shim_fixtures():
     return sorted(p.parent for p in FIXTURES.glob("*/run.json") if (p.parent / "shim.py").exists())
 
 
+@pytest.mark.tf(since=(1, 15), before=(2, 0))
 @pytest.mark.parametrize("folder", runnable_shim_fixtures(), ids=lambda p: p.name)
 def test_a_shim_fix_keeps_the_legacy_programs_pools_on_tf1(folder):
     """The shim target's output runs unchanged on TF 1.x with the pools the
     legacy program has there (TensorFlow's own ConfigProto, the reference).
     On TF2 rows test_codemod_fixtures runs it against what the legacy program
     asked for."""
-    if tf_release() >= (2, 0):
-        pytest.skip("the legacy input runs on TF 1.x only; TF2 rows: test_codemod_fixtures")
     legacy = run((folder / "input.py").read_text(encoding="utf-8") + "\nemit()\n")
     shim = run((folder / "shim.py").read_text(encoding="utf-8") + "\nemit()\n")
     assert total(shim) == total(legacy), (shim["threads"], legacy["threads"])

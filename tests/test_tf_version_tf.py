@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 
 from tests.test_codemod_fixtures import RUNNABLE, expected_pools, runs
-from tests.tfnames import missing, tf_release, written_names
-from tests.tfproc import TF_PYTHON, ScenarioFailed, run
+from tests.tfnames import missing, written_names
+from tests.tfproc import TF_PYTHON, ScenarioFailed, run, tf_release
 from tfcompat_threads import options
 from tfcompat_threads.codemod import transform
 

@@ -9,9 +9,7 @@ import json
 import os
 import subprocess
 import sys
-from functools import lru_cache
 
-from tests.tfproc import TF_PYTHON
 from tfcompat_threads.codemod.scopes import Scopes
 
 
@@ -64,19 +62,10 @@ def missing(names, python: str = sys.executable) -> dict[str, str]:
 
 
 def unresolved(names: dict[str, str]) -> dict[str, str]:
-    """{name: where it was seen} for the names the installed TF lacks."""
-    return {name: f"{names[name]}: {reason}" for name, reason in missing(names).items()}
+    """{name: where it was seen} for the names the TensorFlow of the row (TF_PYTHON) lacks."""
+    from tests.tfproc import TF_PYTHON
 
-
-@lru_cache(maxsize=None)
-def tf_release(python: str = TF_PYTHON) -> tuple[int, int]:
-    """(major, minor) of the TensorFlow `python` imports (a row of the test matrix)."""
-    proc = subprocess.run([python, "-c", "import tensorflow as tf; print(tf.__version__)"], capture_output=True,
-                          text=True, timeout=300, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
-    if proc.returncode != 0:
-        raise RuntimeError(f"{python} cannot import tensorflow:\n{proc.stderr[-2000:]}")
-    major, minor = proc.stdout.strip().splitlines()[-1].split(".")[:2]
-    return int(major), int(minor)
+    return {name: f"{names[name]}: {reason}" for name, reason in missing(names, TF_PYTHON).items()}
 
 
 def written_names(tf_version: str | None, keras2: bool = True) -> dict[str, str]:

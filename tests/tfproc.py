@@ -103,11 +103,13 @@ def run(code: str, *, env: dict | None = None, timeout: int = 180,
 
 
 @functools.lru_cache(maxsize=None)
-def tf_release() -> tuple[int, ...]:
+def tf_release() -> tuple[int, ...] | None:
     """(major, minor) of the TensorFlow that TF_PYTHON imports, read from its
     metadata (no import of TensorFlow)."""
     code = "import tfcompat_threads as t; print(t.tf_version())"
     out = subprocess.run([TF_PYTHON, "-c", code], capture_output=True, text=True, timeout=120, check=True).stdout
+    if out.strip() == "None":  # no TensorFlow there: no TensorFlow test can run
+        return None
     return tuple(int(part) for part in out.strip().split(".")[:2])
 
 
