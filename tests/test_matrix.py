@@ -181,3 +181,17 @@ def test_run_counts_each_setting_or_says_it_cannot(tmp_path):
         assert verdicts == dict.fromkeys(fields, "not counted"), process
     else:
         assert verdicts == dict.fromkeys(fields, "applied"), process
+
+
+def test_a_session_given_no_configproto_gets_tensorflows_own_error():
+    """The wrapped BaseSession merges only a ConfigProto: anything else goes
+    to TensorFlow as it was, which refuses it as it always did."""
+    result = run("import tensorflow as tf\n" + GRAPH_WORK + """
+import tfcompat_threads as tct
+tct.configure(intra_op_parallelism_threads=1)
+try:
+    v1.Session(config="not a config")
+except TypeError as error:
+    emit(error=str(error))
+""")
+    assert result["error"].startswith("config must be a tf.ConfigProto"), result["error"]

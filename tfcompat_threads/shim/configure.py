@@ -619,9 +619,10 @@ def wrap_sessions() -> None:
     def __init__(self, target="", graph=None, config=None):
         if _graph_defaults:
             merged = config_proto(_graph_defaults)
-            if config is not None:
-                merged.MergeFrom(config)
-            config = merged
+            if config is None or isinstance(config, type(merged)):  # anything else: TensorFlow's own error
+                if config is not None:
+                    merged.MergeFrom(config)
+                config = merged
         original(self, target, graph, config)
         note_graph_session_started(config)
 
