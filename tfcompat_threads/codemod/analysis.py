@@ -29,7 +29,6 @@ _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 MAX_DEPTH = 4  # calls and modules a flow is followed through
 MAX_STORED_READS = 40  # reads of a stored config's attribute followed, at most
 _LIBRARIES = ("tensorflow.", "keras.", "tf_keras.", "tfcompat_threads.")  # their attributes are theirs
-_BLOCKS = ("body", "orelse", "finalbody")
 
 
 class Field(NamedTuple):
@@ -549,7 +548,7 @@ class Analysis:
         seen = reaching.seen_binding(self.parents, read, assign, bindings)
         if seen != reaching.DEFERRED:
             return seen
-        block = _block_holding(self.parents.get(assign), assign) if assign in self.parents else None
+        block = reaching.block_holding(self.parents.get(assign), assign) if assign in self.parents else None
         holders = [self.parents.get(b.node) for b in bindings]
         if block is None or any(b.kind != "assign" for b in bindings) or not all(
                 any(h is st for st in block) for h in holders):
@@ -1045,7 +1044,7 @@ class Analysis:
             parent = self.parents.get(statement)
             if parent is None:
                 return None
-            block = _block_holding(parent, statement)
+            block = reaching.block_holding(parent, statement)
             if block is None:
                 return None
             for sibling in block:
@@ -1198,9 +1197,3 @@ def _root_in(node: ast.AST, names: set[str]) -> bool:
     return type(node) is ast.Name and node.id in names
 
 
-def _block_holding(parent: ast.AST, statement: ast.stmt) -> list | None:
-    for field in _BLOCKS:
-        block = getattr(parent, field, None)
-        if type(block) is list and any(item is statement for item in block):
-            return block
-    return None

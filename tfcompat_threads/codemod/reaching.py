@@ -37,7 +37,7 @@ def seen_binding(parents: dict, read: ast.AST, mine: ast.stmt, bindings) -> str 
     node = read
     while node in parents:
         parent = parents[node]
-        block = _block_holding(parent, node)
+        block = block_holding(parent, node)
         if block is not None:
             for sibling in reversed(block[: next(i for i, st in enumerate(block) if st is node)]):
                 if sibling is mine:
@@ -56,7 +56,8 @@ def seen_binding(parents: dict, read: ast.AST, mine: ast.stmt, bindings) -> str 
     return None
 
 
-def _block_holding(parent: ast.AST, statement: ast.AST) -> list | None:
+def block_holding(parent: ast.AST, statement: ast.AST) -> list | None:
+    """The statement list of `parent` (body, orelse, finalbody) that holds `statement`, or None."""
     for field in _BLOCKS:
         block = getattr(parent, field, None)
         if type(block) is list and any(item is statement for item in block):
