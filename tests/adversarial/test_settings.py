@@ -10,12 +10,10 @@ read whatever their case. Never a traceback, never silently ignored.
 
 from __future__ import annotations
 
-import ctypes
-import os
 
 import pytest
 
-from .helpers import FIXTURES, LEGACY, _limit_memory, assert_no_traceback, assert_one_error, tft
+from .helpers import FIXTURES, LEGACY, assert_no_traceback, assert_one_error, tft, unprivileged
 
 LEGACY_SHIM = (FIXTURES / "keyword_args" / "shim.py").read_bytes()
 
@@ -36,23 +34,12 @@ def test_malformed_settings_are_one_error_and_nothing_is_written(tmp_path, text)
     assert (tmp_path / "legacy.py").read_bytes() == LEGACY
 
 
-def _unprivileged() -> None:
-    """Root without the capabilities that let it read any file (a file with
-    mode 000 is then unreadable to it, as to anyone)."""
-    _limit_memory()
-    if os.geteuid() == 0:
-        libc = ctypes.CDLL(None, use_errno=True)
-        for capability in (1, 2):  # CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH
-            if libc.prctl(24, capability, 0, 0, 0) != 0:  # PR_CAPBSET_DROP
-                raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP)")
-
-
 def test_unreadable_settings_are_one_error(tmp_path):
     settings = tmp_path / "pyproject.toml"
     settings.write_text('[tool.tfcompat-threads]\ntarget = "shim"\n')
     settings.chmod(0o000)
     (tmp_path / "legacy.py").write_bytes(LEGACY)
-    run = tft("fix", "legacy.py", cwd=tmp_path, preexec_fn=_unprivileged)
+    run = tft("fix", "legacy.py", cwd=tmp_path, preexec_fn=unprivileged)
     assert_one_error(run, "pyproject.toml")
     assert (tmp_path / "legacy.py").read_bytes() == LEGACY
 

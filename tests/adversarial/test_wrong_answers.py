@@ -9,11 +9,10 @@ never marked fixable by `check`.
 from __future__ import annotations
 
 import json
-import os
 
 import pytest
 
-from .helpers import _limit_memory, assert_one_error, command, finish, kill_group, Run, start, tft
+from .helpers import Run, assert_one_error, command, finish, kill_group, start, tft, unprivileged
 
 SESSION = "import tensorflow as tf\nconfig = tf.ConfigProto(intra_op_parallelism_threads=2)\n"
 
@@ -66,20 +65,6 @@ def test_a_tf_alias_rebound_to_another_module_is_not_rewritten(tmp_path, order):
         assert (tmp_path / "t.py").read_text() == code
 
 
-def _without_the_power_to_read_any_folder() -> None:
-    """As root, drop CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH from the
-    bounding set before the exec: the run then may not list a folder of mode
-    0 (as any user may not)."""
-    import ctypes
-
-    _limit_memory()
-    if os.geteuid() == 0:
-        libc = ctypes.CDLL(None, use_errno=True)
-        for capability in (1, 2):  # CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH
-            if libc.prctl(24, capability, 0, 0, 0) != 0:  # PR_CAPBSET_DROP
-                raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP)")
-
-
 def test_an_unlistable_folder_is_an_error_in_a_plain_walk(tmp_path):
     """Item 12: outside a git work tree, as a user who may not list it."""
     (tmp_path / "a.py").write_text(SESSION + "sess = tf.Session(config=config)\nsess.run(1)\n")
@@ -88,7 +73,7 @@ def test_an_unlistable_folder_is_an_error_in_a_plain_walk(tmp_path):
     (locked / "b.py").write_text(SESSION)
     locked.chmod(0)
     try:
-        proc = start(command("check", "--no-cache", "."), cwd=tmp_path, preexec_fn=_without_the_power_to_read_any_folder)
+        proc = start(command("check", "--no-cache", "."), cwd=tmp_path, preexec_fn=unprivileged)
         try:
             out, err = finish(proc)
         finally:
