@@ -126,10 +126,11 @@ def total(result: dict) -> int:
 def reference_total(intra: int, inter: int) -> int:
     """The threads of a process that asks TensorFlow itself for these sizes
     (tf.config.threading) and runs work(tf), on TF_PYTHON: what the release
-    guarantees for them. Counted once per release, prelude and sizes, and
-    kept in a file the test processes share."""
+    guarantees for them. Counted once per test run (the processes of one
+    run share a file; an earlier run's counts are never used)."""
     key = hashlib.sha256(f"{TF_PYTHON}\0{tf_release()}\0{PRELUDE}\0{intra}\0{inter}".encode()).hexdigest()
-    path = Path(tempfile.gettempdir()) / "tfcompat-threads-test-references.json"
+    run_id = os.environ.get("PYTEST_XDIST_TESTRUNUID") or str(os.getpid())  # xdist: one id for all its workers
+    path = Path(tempfile.gettempdir()) / f"tfcompat-threads-test-references-{run_id}.json"
     with open(f"{path}.lock", "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
