@@ -13,8 +13,9 @@ from typing import NamedTuple
 from .. import options as opts
 from ..options import Applicability
 from . import symbols as sym
-from .analysis import CONFIG_ONLY, Analysis, Field, FieldSet, Unit
-from .findings import Cover, EnsureImport, Finding, Fix
+from .analysis import Analysis
+from .units import CONFIG_ONLY, Field, FieldSet, Unit
+from .findings import WARNING, Cover, EnsureImport, Finding, Fix
 from .source import Edit, Source
 
 SHIM_MODULE = "tfcompat_threads"
@@ -60,8 +61,11 @@ class UnitPlan(NamedTuple):
 
 
 class Context:
-    def __init__(self, source: Source, analysis: Analysis, target: str, tf_version: str | None = None) -> None:
+    def __init__(self, source: Source, analysis: Analysis, target: str, tf_version: str | None = None,
+                 severities: dict[str, str] | None = None) -> None:
         self.source = source
+        self.severities = severities or {}
+        """Each rule's severity, by code: what its findings carry."""
         self.analysis = analysis
         self.target = target
         self.tf_version = tf_version
@@ -81,7 +85,7 @@ class Context:
     def finding(self, code: str, node, message: str, fix: Fix | None = None, help: str = "",
                 key: str | None = None, cover: Cover | None = None) -> Finding:
         start, end = self.source.node_range(node) if isinstance(node, ast.AST) else node
-        return Finding(code, message, start, end, fix, help, key, cover)
+        return Finding(code, message, start, end, fix, help, key, cover, self.severities.get(code, WARNING))
 
     def code(self, node: ast.AST) -> str:
         return self.source.segment(node)
@@ -424,7 +428,7 @@ class Context:
 
     def configure_edit(self, call: ast.Call) -> Edit:
         """`enable_eager_execution(config=X)` -> `tfcompat_threads.configure(X)`."""
-        from .analysis import eager_config
+        from .sinks import eager_config
 
         argument = eager_config(call)
         value = argument.value if type(argument) is ast.keyword else argument

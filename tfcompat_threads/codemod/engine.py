@@ -51,11 +51,13 @@ def lint(source: Source, target: str, path: str | None = None,
     whose repository's other modules a flow may be followed into.
     `tf_version`: the oldest TensorFlow ("X.Y") the fixed code must run on."""
     from .project import Project
-    from .rules import RULES
+    from .rules import RULES, SEVERITIES
 
     project = Project.of(path)
+    if project is not None:
+        project.begin()
     analysis = Analysis(source, project, Path(path).resolve() if project is not None else None)
-    context = Context(source, analysis, target, tf_version)
+    context = Context(source, analysis, target, tf_version, SEVERITIES)
     findings = [finding for rule in RULES.values() for finding in rule.check(context)]
     regions = context.tf1_regions
     if regions:  # code that only runs on TF1 is right where it runs: no finding, no change
@@ -392,7 +394,7 @@ def _moved(before: Source, after: Source, edits: list, findings: list[Finding]) 
             offset = before.line_starts[position.line - 1] + position.column - 1
             points.append(after.position(offset + shifts[bisect.bisect_right(ends, offset)]))
         moved = Finding(finding.code, finding.message, points[0], points[1], finding.fix, finding.help,
-                        finding.key, finding.cover)
+                        finding.key, finding.cover, finding.severity)
         moved.noqa_row = moved.start.line
         out.append(moved)
     return out

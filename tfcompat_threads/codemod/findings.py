@@ -103,8 +103,8 @@ class Finding:
     `fixed` is set by the engine when the returned source has the fix applied;
     `cell` is the notebook cell (as `path:cell N` shows it)."""
 
-    __slots__ = ("code", "message", "start", "end", "fix", "help", "key", "cover", "fixed", "cell", "noqa_row",
-                 "file_rows", "located", "line_text")
+    __slots__ = ("code", "message", "start", "end", "fix", "help", "key", "cover", "severity", "fixed", "cell",
+                 "noqa_row", "file_rows", "located", "line_text")
 
     def __init__(
         self,
@@ -116,6 +116,7 @@ class Finding:
         help: str = "",
         key: str | None = None,
         cover: Cover | None = None,
+        severity: str = WARNING,
     ) -> None:
         self.code = code
         self.message = message
@@ -126,6 +127,8 @@ class Finding:
         """What to do when nothing is applied for it."""
         self.key = key
         self.cover = cover
+        self.severity = severity
+        """Its rule's: "error" or "warning"."""
         self.fixed = False
         self.cell: int | None = None
         self.noqa_row = start.line
@@ -142,12 +145,6 @@ class Finding:
     @property
     def applicability(self) -> Applicability:
         return self.fix.applicability if self.fix is not None else Applicability.MANUAL
-
-    @property
-    def severity(self) -> str:
-        from .rules import RULES
-
-        return RULES[self.code].severity
 
     def sort_key(self):
         return (self.cell or 0, self.start.line, self.start.column, self.code)

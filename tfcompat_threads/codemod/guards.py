@@ -13,6 +13,7 @@ whitelist of operations (no user code runs) when it names TensorFlow.
 from __future__ import annotations
 
 import ast
+import bisect
 import operator
 
 from . import symbols as sym
@@ -119,15 +120,15 @@ def _tf1_arms(analysis) -> list[tuple[int, int]]:
 def _called_only_from(analysis, regions: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Functions every call of which is in TF1-only code (a private one, or
     one no other module calls): TF1-only too."""
-    def inside(node) -> bool:
-        offset = analysis.source.start(node)
-        return any(low <= offset < high for low, high in regions + found)
+    covered = _Spans(regions)
 
-    functions = [n for n in ast.walk(analysis.module) if type(n) in (ast.FunctionDef, ast.AsyncFunctionDef)]
+    def inside(node) -> bool:
+        return covered.holds(analysis.source.start(node))
+
     found: list[tuple[int, int]] = []
     for _ in range(3):  # a function called only from one that is TF1-only
         more = False
-        for function in functions:
+        for function in analysis.index.functions:
             if inside(function):
                 continue
             sites = analysis.call_sites(function)
@@ -135,11 +136,38 @@ def _called_only_from(analysis, regions: list[tuple[int, int]]) -> list[tuple[in
                 continue
             if not function.name.startswith("_") and analysis.calls_elsewhere(function):
                 continue
-            found.append((analysis.source.start(function), analysis.source.end(function)))
+            span = (analysis.source.start(function), analysis.source.end(function))
+            found.append(span)
+            covered.add(span)
             more = True
         if not more:
             break
     return found
+
+
+class _Spans:
+    """A union of text ranges [start, end): is an offset in one of them?"""
+
+    def __init__(self, spans) -> None:
+        self._starts: list[int] = []
+        self._ends: list[int] = []
+        for span in spans:
+            self.add(span)
+
+    def holds(self, offset: int) -> bool:
+        index = bisect.bisect_right(self._starts, offset) - 1
+        return index >= 0 and offset < self._ends[index]
+
+    def add(self, span: tuple[int, int]) -> None:
+        start, end = span
+        if start >= end:
+            return
+        low = bisect.bisect_left(self._ends, start)  # the first range that ends at or after `start`
+        high = bisect.bisect_right(self._starts, end)  # past the last one that starts at or before `end`
+        if low < high:
+            start, end = min(start, self._starts[low]), max(end, self._ends[high - 1])
+        self._starts[low:high] = [start]
+        self._ends[low:high] = [end]
 
 
 def _truth(analysis, test: ast.expr, major: str) -> bool:

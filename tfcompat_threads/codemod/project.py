@@ -31,8 +31,12 @@ class Project:
         self._modules: frozenset[str] | None = None
         self._packaging = ""
         self._contents: dict[Path, tuple[tuple[int, int], bytes | None]] = {}
-        self._logs: list[list[tuple]] = []
-        self._made: dict[Path, list[tuple]] = {}
+        self._logs: list[_Log] = []
+        self._made: dict[Path, _Log] = {}
+        self._mentions: dict[str, tuple[int, list[Path]]] = {}
+        self._generation = 0
+        self._module_files: dict[tuple, Path | None] = {}
+        self._resolved: dict[Path, Path] = {}
 
     @staticmethod
     def of(filename: str | None) -> Project | None:
@@ -73,6 +77,18 @@ class Project:
                 pending += reversed(folders)
             self._files, self._notebooks = found, notebooks
         return self._files
+
+    def begin(self) -> None:
+        """A new analysis starts: what other files said is asked again (they
+        may have changed since the last one; within one they do not)."""
+        self._generation += 1
+        self._module_files.clear()
+        self._resolved.clear()
+
+    @property
+    def generation(self) -> int:
+        """Which answers are current: kept answers of another generation are asked again."""
+        return self._generation
 
     def has_module(self, name: str) -> bool:
         """Some folder or file of the repository is a module or package
@@ -117,15 +133,24 @@ class Project:
                     data = path.read_bytes()
                 except OSError:
                     data = None
+            if cached is not None:
+                self._generation += 1  # it changed: what was searched for is searched for again
             self._contents[path] = cached = (stamp, data)
             self._analyses.pop(path.resolve(), None)
             self._made.pop(path.resolve(), None)
         return cached[1]
 
     def mentioning(self, word: str, exclude: Path | None = None) -> list[Path]:
-        """Files whose bytes contain `word` (a name): the candidates to parse."""
-        needle = word.encode()
-        found = [p for p in self.files() if p != exclude and (data := self._read(p)) is not None and needle in data]
+        """Files whose bytes contain `word` (a name): the candidates to parse.
+        Each word is searched for once while no file is seen to change."""
+        known = self._mentions.get(word)
+        if known is None or known[0] != self._generation:
+            needle = word.encode()
+            known = (self._generation, [p for p in self.files() if (data := self._read(p)) is not None
+                                        and needle in data])
+            if known[0] == self._generation:
+                self._mentions[word] = known
+        found = [p for p in known[1] if p != exclude]
         self._note("mentioning", word, None if exclude is None else str(exclude), tuple(map(str, found)))
         return found
 
@@ -139,15 +164,18 @@ class Project:
 
     def analysis(self, path: Path):
         """The analysis of another module of the project (None: unreadable)."""
-        path = path.resolve()
+        resolved = self._resolved.get(path)
+        if resolved is None:
+            resolved = self._resolved[path] = path.resolve()
+        path = resolved
         if path in self._analyses:
             self._read(path)  # a file changed since (another run of this process wrote it) is analysed again
         if path in self._analyses:
-            for entry in self._made.get(path, ()):  # what its making asked is asked again here
-                self._note(*entry)
+            # what its making asked is asked again here
+            self._replay(("made", path, self._generation), self._made.get(path, _Log()))
             return self._analyses[path]
         self._analyses[path] = None  # a cycle finds None, not itself
-        log: list[tuple] = []
+        log = _Log()
         self._logs.append(log)
         try:
             data = self.read(path)
@@ -167,27 +195,36 @@ class Project:
     # -- what a result depends on ------------------------------------------------------
 
     def _note(self, kind: str, *question_and_answer) -> None:
+        entry = (kind, *question_and_answer)
         for log in self._logs:
-            log.append((kind, *question_and_answer))
+            log[entry] = None
+
+    def _replay(self, key, entries: _Log) -> None:
+        """What an earlier question (`key`: a module's analysis, a reader
+        search) asked is asked again here: each recording under way holds
+        its log (by reference: a log is read whole only when kept)."""
+        for log in self._logs:
+            log.included.setdefault(key, entries)
 
     @contextlib.contextmanager
     def recording(self):
         """Every question asked of the project meanwhile (what was read, which
         modules exist, which files mention a name), with its answer: the
         analysis of a file is a function of its bytes and these."""
-        log: list[tuple] = []
+        log = _Log()
         self._logs.append(log)
         try:
             yield log
         finally:
             self._forget(log)
 
-    def _forget(self, log: list[tuple]) -> None:
+    def _forget(self, log: _Log) -> None:
         """Stop noting into `log` (that list: another may be equal to it)."""
         self._logs = [other for other in self._logs if other is not log]
 
     def answers(self, log: list[tuple]) -> bool:
         """Every question of `log` gets the same answer now."""
+        self.begin()
         for kind, *question, answer in log:
             if kind == "read":
                 now = digest(self._read(Path(question[0])))
@@ -211,6 +248,11 @@ class Project:
     def module_file(self, importer: Path, module: str, level: int = 0) -> Path | None:
         """The file of the project that `import module` (or a relative import
         of `level` dots) from `importer` would load, if it is one of ours."""
+        key = (Path(importer).parent, module, level)
+        if key in self._module_files:
+            found = self._module_files[key]
+            self._note("module_file", str(importer), module, level, None if found is None else str(found))
+            return found
         parts = module.split(".") if module else []
         if level:
             base = Path(importer).parent
@@ -228,8 +270,33 @@ class Project:
                     break
             if found is not None:
                 break
+        self._module_files[key] = found  # the repository's files are listed once per run, too
         self._note("module_file", str(importer), module, level, None if found is None else str(found))
         return found
+
+
+class _Log(dict):
+    """The questions asked of the project and their answers, each once (an
+    ordered set), and the logs of earlier questions it holds (`flat()`: all)."""
+
+    __slots__ = ("included",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.included: dict = {}
+
+    def flat(self) -> list[tuple]:
+        entries: dict = {}
+        seen: set[int] = set()
+        pending = [self]
+        while pending:
+            log = pending.pop()
+            if id(log) in seen:
+                continue
+            seen.add(id(log))
+            entries.update(dict.fromkeys(log))
+            pending += reversed(log.included.values())
+        return list(entries)
 
 
 try:  # the C module itself: hashlib would load OpenSSL first (milliseconds)

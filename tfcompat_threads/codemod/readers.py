@@ -46,7 +46,29 @@ class Reader(NamedTuple):
 
 
 def readers(analysis, name: str, depth: int = 0) -> list[Reader]:
-    """Readers of the module-level `name` of `analysis` outside its scope."""
+    """Readers of the module-level `name` of `analysis` outside its scope
+    (asked once: again, its answer and what it asked the project are kept)."""
+    project = analysis.project
+    asked = _READERS.setdefault(analysis, {})
+    key = (name, depth, project.generation if project is not None else 0)
+    if key in asked:
+        if project is not None and asked[key][1] is not None:
+            project._replay(("readers", id(analysis), key), asked[key][1])
+        return list(asked[key][0])
+    if project is None:
+        found = _readers(analysis, name, depth)
+        asked[key] = (found, None)
+    else:
+        with project.recording() as log:
+            found = _readers(analysis, name, depth)
+        asked[key] = (found, log)
+    return list(found)
+
+
+_READERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _readers(analysis, name: str, depth: int) -> list[Reader]:
     found = [*_exported(analysis, name), *_dynamic(analysis, name)]
     project, path = analysis.project, analysis.path
     if project is None or path is None or path.suffix != ".py" or depth > MAX_REEXPORTS:
@@ -82,13 +104,12 @@ def _naming_module(analysis, stem: str) -> tuple[set, set]:
     are then not asked)."""
     project = analysis.project
     if analysis in _NAMING:
-        for entry in _NAMING[analysis][2]:  # asked again: a result depends on its answers each time
-            project._note(*entry)
+        project._replay(("naming", id(analysis)), _NAMING[analysis][2])  # a result depends on its answers
         return _NAMING[analysis][:2]
     with project.recording() as asked:  # (the answers go to every recording under way, too)
         modules = set(project.mentioning(stem, exclude=analysis.path))
         notebooks = set(project.notebooks_mentioning(stem))
-    _NAMING[analysis] = (modules, notebooks, list(asked))
+    _NAMING[analysis] = (modules, notebooks, asked)
     return modules, notebooks
 
 
@@ -122,7 +143,7 @@ def _dynamic(analysis, name: str) -> list[Reader]:
     """Lookups by a computed name in the module that could reach `name`."""
     found = []
     module_scope = analysis.names.module_scope
-    for node in analysis.names.scopes:
+    for node in analysis.index.dynamic:
         kind = type(node)
         if kind is ast.Call and type(node.func) is ast.Name and node.func.id in _DYNAMIC and \
                 f"builtins.{node.func.id}" in analysis.qnames(node.func):
@@ -190,39 +211,71 @@ def _subscript_key(analysis, node: ast.AST, any_key: bool = False):
 
 def _importers(other, home, name: str, depth: int) -> list[Reader]:
     """The reads of `name` of module `home` in module `other`."""
-    project = home.project
     found = []
-    for node in other.imports:
+    for node, alias, source, submodule in _imports_of(other, home.path, name):
         if type(node) is ast.ImportFrom:
-            source = project.module_file(other.path, node.module or "", node.level)
             written = f"from {'.' * node.level}{node.module or ''} import"
-            for alias in node.names:
-                scope = other.scope_of(node)
-                if source == home.path and alias.name == "*":
-                    listed = all_names(home)
-                    if (listed is not None and name not in listed) or (listed is None and name.startswith("_")):
-                        continue
-                    reads = [n for n in other.names.scopes if type(n) is ast.Name and n.id == name
-                             and type(n.ctx) is ast.Load and other.names.unbound(n)]
-                    bound = name
-                elif source == home.path and alias.name == name:
-                    bound = alias.asname or alias.name
-                    reads = [r for b in scope.bindings.get(bound, []) if b.node is node for r in b.references]
-                else:
-                    if alias.name != "*":  # `from pkg import module`: read as `module.name`
-                        qualified = f"{node.module}.{alias.name}" if node.module else alias.name
-                        if project.module_file(other.path, qualified, node.level) == home.path:
-                            found += _attribute_reads(other, node, alias.asname or alias.name, name)
+            scope = other.scope_of(node)
+            if source == home.path and alias.name == "*":
+                listed = all_names(home)
+                if (listed is not None and name not in listed) or (listed is None and name.startswith("_")):
                     continue
-                found.append(Reader(_place(other, node), f"{written} {alias.name}", other, _sorted(reads)))
-                if scope is other.names.module_scope:  # passed on: imported from `other` elsewhere
-                    found += readers(other, bound, depth + 1)
-        else:
-            for alias in node.names:
-                if project.module_file(other.path, alias.name, 0) == home.path:
-                    bound = alias.asname or alias.name.split(".")[0]
-                    found += _attribute_reads(other, node, bound, name, "" if alias.asname else alias.name)
+                reads = [n for n in other.index.names(name) if type(n.ctx) is ast.Load and other.names.unbound(n)]
+                bound = name
+            elif source == home.path and alias.name == name:
+                bound = alias.asname or alias.name
+                reads = [r for b in scope.bindings.get(bound, []) if b.node is node for r in b.references]
+            else:
+                if submodule == home.path:  # `from pkg import module`: read as `module.name`
+                    found += _attribute_reads(other, node, alias.asname or alias.name, name)
+                continue
+            found.append(Reader(_place(other, node), f"{written} {alias.name}", other, _sorted(reads)))
+            if scope is other.names.module_scope:  # passed on: imported from `other` elsewhere
+                found += readers(other, bound, depth + 1)
+        elif submodule == home.path:
+            bound = alias.asname or alias.name.split(".")[0]
+            found += _attribute_reads(other, node, bound, name, "" if alias.asname else alias.name)
     return found
+
+
+_IMPORTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _imports_of(other, path, name: str) -> list[tuple]:
+    """(import, alias, file of the module it imports from, file of the module
+    the alias itself names) of the imports of `other` that may read `name`
+    of the file `path`: `from <it> import name` or `*`, and the aliases that
+    name it as a module, in source order. Each import is resolved once per
+    analysis; what that asked the project is noted again at each question."""
+    project = other.project
+    known = _IMPORTS.get(other)
+    if known is None or known[0] != project.generation:
+        members: dict = {}  # (file imported from, alias name) -> entries
+        modules: dict = {}  # file the alias names -> entries
+        with project.recording() as log:
+            number = 0
+            for node in other.imports:
+                source = None
+                if type(node) is ast.ImportFrom:
+                    source = project.module_file(other.path, node.module or "", node.level)
+                for alias in node.names:
+                    submodule = None
+                    if type(node) is ast.Import:
+                        submodule = project.module_file(other.path, alias.name, 0)
+                    elif alias.name != "*":
+                        qualified = f"{node.module}.{alias.name}" if node.module else alias.name
+                        submodule = project.module_file(other.path, qualified, node.level)
+                    entry = (number, (node, alias, source, submodule))
+                    number += 1
+                    if source is not None:
+                        members.setdefault((source, alias.name), []).append(entry)
+                    if submodule is not None:
+                        modules.setdefault(submodule, []).append(entry)
+        known = _IMPORTS[other] = (project.generation, members, modules, log)
+    _, members, modules, asked = known
+    project._replay(("imports", id(other)), asked)
+    found = dict([*members.get((path, "*"), ()), *members.get((path, name), ()), *modules.get(path, ())])
+    return [found[number] for number in sorted(found)]
 
 
 def _attribute_reads(other, node, bound: str, name: str, dotted: str = "") -> list[Reader]:

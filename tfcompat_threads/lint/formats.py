@@ -154,7 +154,7 @@ def json_entry(path: str, finding) -> dict:
     return {
         "code": finding.code,
         "name": RULES[finding.code].name,
-        "severity": RULES[finding.code].severity,
+        "severity": finding.severity,
         "message": finding.message,
         "filename": shown(path),
         "location": {"row": finding.start.line, "column": finding.start.column},
@@ -222,7 +222,7 @@ def sarif(entries: list[tuple[str, object]]) -> str:
         result = {
             "ruleId": finding.code,
             "ruleIndex": index[finding.code],
-            "level": RULES[finding.code].severity,
+            "level": finding.severity,
             "message": {"text": finding.message},
             "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri(path)}, "region": region}}],
         }

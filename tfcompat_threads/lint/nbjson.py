@@ -3,8 +3,9 @@ replaces only that text and every other byte stays as the file has it,
 whatever wrote it: minified, tab-indented, outputs inline, Colab's `\\u003c`
 escapes.
 
-A small scanner over the JSON text (strings through the json module's own
-`scanstring`); the spans it finds are checked by loading the result.
+The one reader of a notebook's JSON text by position: `members` and
+`elements` list an object's or an array's values with their spans (each value
+skipped by the C decoder); the spans it finds are checked by loading the result.
 """
 
 from __future__ import annotations
@@ -14,85 +15,97 @@ import re
 from json.decoder import scanstring
 
 _SPACE = re.compile(r"[ \t\n\r]*")
-_SCALAR = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null")
+_DECODER = json.JSONDecoder()
 _HTML_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"}
-_HTML_ESCAPE = re.compile(r"(?<!\\)(?:\\\\)*\\u00(?:3[cCeE]|26)")
-_NON_ASCII_ESCAPE = re.compile(r"(?<!\\)(?:\\\\)*\\u(?:00[89a-fA-F]|0[1-9a-fA-F]|[1-9a-fA-F])")
+_HTML_ESCAPE = re.compile(r"\\u00(?:3[cCeE]|26)")
+_NON_ASCII_ESCAPE = re.compile(r"\\u(?:00[89a-fA-F]|0[1-9a-fA-F]|[1-9a-fA-F])")
 
 
-class _Invalid(ValueError):
-    pass
+def members(text: str, at: int) -> list[tuple[str, int, int]]:
+    """(key, value start, value end) of the members of the JSON object at `at`
+    (values skipped by the C decoder)."""
+    out = []
+    position = _SPACE.match(text, at + 1).end()
+    if text[position] == "}":
+        return out
+    while True:
+        key, position = scanstring(text, position + 1)
+        position = _SPACE.match(text, position).end() + 1  # the colon
+        start = _SPACE.match(text, position).end()
+        _, end = _DECODER.raw_decode(text, start)
+        out.append((key, start, end))
+        position = _SPACE.match(text, end).end()
+        if text[position] == "}":
+            return out
+        position = _SPACE.match(text, position + 1).end()
+
+
+def elements(text: str, at: int) -> list[tuple[int, int]]:
+    """(start, end) of the values of the JSON array at `at`."""
+    out = []
+    position = _SPACE.match(text, at + 1).end()
+    if text[position] == "]":
+        return out
+    while True:
+        _, end = _DECODER.raw_decode(text, position)
+        out.append((position, end))
+        position = _SPACE.match(text, end).end()
+        if text[position] == "]":
+            return out
+        position = _SPACE.match(text, position + 1).end()
+
+
+def cells_at(text: str) -> list[int]:
+    """Where each cell's object starts: the cells of `cells` (nbformat 4) or
+    of `worksheets[0].cells` (nbformat 3)."""
+    cells, sheet = [], None
+    for key, start, _ in members(text, _SPACE.match(text, 0).end()):
+        if key == "cells" and text[start] == "[":
+            cells = [at for at, _ in elements(text, start)]
+        elif key == "worksheets" and text[start] == "[":
+            sheets = elements(text, start)
+            if sheets and text[sheets[0][0]] == "{":
+                inner = [at for name, at, _ in members(text, sheets[0][0]) if name == "cells"]
+                if inner and text[inner[-1]] == "[":
+                    sheet = [at for at, _ in elements(text, inner[-1])]
+    return sheet if sheet is not None else cells
 
 
 def source_spans(text: str, key: str) -> dict[int, tuple[int, int]]:
-    """{cell index: (start, end) of its `key` value in `text`} for the cells
-    of `cells` (nbformat 4) or of `worksheets[0].cells` (nbformat 3)."""
+    """{cell index: (start, end) of its `key` value in `text`}."""
     spans: dict[int, tuple[int, int]] = {}
-    start = _SPACE.match(text, 0).end()
-    _value(text, start, (), spans, key)
+    for index, at in enumerate(cells_at(text)):
+        if text[at] == "{":
+            for name, start, end in members(text, at):
+                if name == key:
+                    spans[index] = (start, end)
     return spans
 
 
-def _value(text: str, pos: int, path: tuple, spans: dict, key: str) -> int:
-    """Scan the value at `pos`; its end. `path`: the keys and indexes to it."""
-    if pos >= len(text):
-        raise _Invalid("unexpected end")
-    char = text[pos]
-    if char == '"':
-        return scanstring(text, pos + 1)[1]
-    if char == "{":
-        pos = _SPACE.match(text, pos + 1).end()
-        if text.startswith("}", pos):
-            return pos + 1
-        while True:
-            if not text.startswith('"', pos):
-                raise _Invalid("key expected")
-            name, pos = scanstring(text, pos + 1)
-            pos = _SPACE.match(text, pos).end()
-            if not text.startswith(":", pos):
-                raise _Invalid("':' expected")
-            pos = _SPACE.match(text, pos + 1).end()
-            start = pos
-            pos = _value(text, pos, (*path, name), spans, key)
-            if name == key and _is_cell(path):
-                spans[path[-1]] = (start, pos)
-            pos = _SPACE.match(text, pos).end()
-            if text.startswith("}", pos):
-                return pos + 1
-            if not text.startswith(",", pos):
-                raise _Invalid("',' expected")
-            pos = _SPACE.match(text, pos + 1).end()
-    if char == "[":
-        pos = _SPACE.match(text, pos + 1).end()
-        if text.startswith("]", pos):
-            return pos + 1
-        index = 0
-        while True:
-            pos = _value(text, pos, (*path, index), spans, key)
-            pos = _SPACE.match(text, pos).end()
-            if text.startswith("]", pos):
-                return pos + 1
-            if not text.startswith(",", pos):
-                raise _Invalid("',' expected")
-            pos = _SPACE.match(text, pos + 1).end()
-            index += 1
-    found = _SCALAR.match(text, pos)
-    if found is None:
-        raise _Invalid("value expected")
-    return found.end()
+def escaping(document: str) -> tuple[bool, bool]:
+    """How `document` escapes: non-ASCII as `\\uXXXX`, and Colab's `\\u003c` for `<`, `>`, `&`."""
+    return _escapes(document, _NON_ASCII_ESCAPE), _escapes(document, _HTML_ESCAPE)
 
 
-def _is_cell(path: tuple) -> bool:
-    return path[:1] == ("cells",) and len(path) == 2 or path[:3] == ("worksheets", 0, "cells") and len(path) == 4
+def _escapes(document: str, escape: re.Pattern) -> bool:
+    """An `escape` in `document` that is one (not `\\\\u...`, an escaped
+    backslash before a `u`): an even run of backslashes before it. Linear:
+    each run is counted once, before the one match it precedes."""
+    for found in escape.finditer(document):
+        before = found.start()
+        while before > 0 and document[before - 1] == "\\":
+            before -= 1
+        if (found.start() - before) % 2 == 0:
+            return True
+    return False
 
 
-def render(old: str, value, document: str) -> str:
+def render(old: str, value, style: tuple[bool, bool]) -> str:
     """`value` (a str or a list of str) as JSON laid out as `old`, the JSON
     text it replaces: a list's items on the lines and at the indentation of
-    the old one's, the same separators; escaped as `document` escapes
-    (non-ASCII as `\\uXXXX` or not, Colab's `\\u003c` for `<`, `>`, `&`)."""
-    ascii_only = bool(_NON_ASCII_ESCAPE.search(document))
-    html = bool(_HTML_ESCAPE.search(document))
+    the old one's, the same separators; escaped in the `style` of the
+    document (`escaping`)."""
+    ascii_only, html = style
 
     def string(text: str) -> str:
         out = json.dumps(text, ensure_ascii=ascii_only)
@@ -138,14 +151,14 @@ def replace_sources(raw: bytes, key: str, new: dict[int, object]) -> bytes | Non
     text = raw.decode("utf-8-sig")
     try:
         spans = source_spans(text, key)
-    except (ValueError, RecursionError):
+    except (ValueError, IndexError, RecursionError):
         return None
     if any(index not in spans for index in new):
         return None
-    out, position = [], 0
+    out, position, style = [], 0, escaping(text)
     for index in sorted(new, key=lambda i: spans[i]):
         start, end = spans[index]
-        out += [text[position:start], render(text[start:end], new[index], text)]
+        out += [text[position:start], render(text[start:end], new[index], style)]
         position = end
     out.append(text[position:])
     return (bom + "".join(out)).encode("utf-8")

@@ -529,7 +529,6 @@ def _in_cell(module: NotebookModule, error):
     return SourceError(error.line - starts[index] + 1, error.column, error.message, cell.number)
 
 
-_WHITESPACE = re.compile(r"[ \t\n\r]*")
 
 
 def source_rows(raw: bytes, notebook: Notebook) -> dict[int, list[int]]:
@@ -540,22 +539,18 @@ def source_rows(raw: bytes, notebook: Notebook) -> dict[int, list[int]]:
     the C decoder."""
     import bisect
 
+    from .nbjson import cells_at, elements, members
+
     text = raw.decode("utf-8-sig")
     line_starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
 
     def row(offset: int) -> int:
         return bisect.bisect_right(line_starts, offset)
 
-    members = dict((key, start) for key, start, _ in _members(text, _WHITESPACE.match(text).end()))
-    if "worksheets" in notebook.document:
-        sheet = _elements(text, members["worksheets"])[0][0]
-        cells_at = dict((k, s) for k, s, _ in _members(text, sheet))["cells"]
-    else:
-        cells_at = members["cells"]
-    cells = _elements(text, cells_at)
+    cells = [(at, None) for at in cells_at(text)]
     rows: dict[int, list[int]] = {}
     for cell in notebook.cells:
-        start = dict((k, s) for k, s, _ in _members(text, cells[cell.index][0])).get(notebook.source_key)
+        start = dict((k, s) for k, s, _ in members(text, cells[cell.index][0])).get(notebook.source_key)
         if start is None:
             rows[cell.index] = [row(cells[cell.index][0])]
             continue
@@ -564,7 +559,7 @@ def source_rows(raw: bytes, notebook: Notebook) -> dict[int, list[int]]:
             continue
         lines: list[int] = []
         line_open = False  # the last string ended inside a line
-        for piece_start, piece_end in _elements(text, start):
+        for piece_start, piece_end in elements(text, start):
             piece = json.loads(text[piece_start:piece_end])
             if not piece:
                 continue
@@ -575,41 +570,6 @@ def source_rows(raw: bytes, notebook: Notebook) -> dict[int, list[int]]:
             line_open = not piece.endswith(("\n", "\r"))
         rows[cell.index] = lines or [row(start)]
     return rows
-
-
-def _members(text: str, at: int) -> list[tuple[str, int, int]]:
-    """(key, value start, value end) of the members of the JSON object at `at`."""
-    decoder = json.JSONDecoder()
-    out = []
-    position = _WHITESPACE.match(text, at + 1).end()
-    if text[position] == "}":
-        return out
-    while True:
-        key, position = json.decoder.scanstring(text, position + 1)
-        position = _WHITESPACE.match(text, position).end() + 1  # the colon
-        start = _WHITESPACE.match(text, position).end()
-        _, end = decoder.raw_decode(text, start)
-        out.append((key, start, end))
-        position = _WHITESPACE.match(text, end).end()
-        if text[position] == "}":
-            return out
-        position = _WHITESPACE.match(text, position + 1).end()
-
-
-def _elements(text: str, at: int) -> list[tuple[int, int]]:
-    """(start, end) of the values of the JSON array at `at`."""
-    decoder = json.JSONDecoder()
-    out = []
-    position = _WHITESPACE.match(text, at + 1).end()
-    if text[position] == "]":
-        return out
-    while True:
-        _, end = decoder.raw_decode(text, position)
-        out.append((position, end))
-        position = _WHITESPACE.match(text, end).end()
-        if text[position] == "]":
-            return out
-        position = _WHITESPACE.match(text, position + 1).end()
 
 
 def place_in_file(findings, raw: bytes, notebook: Notebook) -> None:

@@ -23,7 +23,8 @@ if TYPE_CHECKING:
     from ..context import Context
     from ..findings import Finding
 
-__all__ = ["DEFAULT", "ERROR", "WARNING", "Example", "REDIRECTS", "RULES", "Rule", "UnknownCode", "expand"]
+__all__ = ["DEFAULT", "ERROR", "WARNING", "Example", "REDIRECTS", "RULES", "SEVERITIES", "Rule", "UnknownCode",
+           "expand"]
 
 
 class Example(NamedTuple):
@@ -90,6 +91,7 @@ def _load() -> dict[str, Rule]:
 
 RULES: dict[str, Rule] = _load()
 DEFAULT: frozenset[str] = frozenset(code for code, rule in RULES.items() if rule.default)
+SEVERITIES: dict[str, str] = {code: rule.severity for code, rule in RULES.items()}
 """The codes reported when nothing is selected."""
 BY_NAME: dict[str, Rule] = {rule.name: rule for rule in RULES.values()}
 

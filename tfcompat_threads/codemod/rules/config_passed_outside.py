@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..analysis import EXTERNAL
+from ..units import EXTERNAL
 from ..findings import WARNING
 from . import Example, Rule
 

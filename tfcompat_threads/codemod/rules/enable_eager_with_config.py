@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .. import symbols as sym
-from ..analysis import eager_config
+from ..sinks import eager_config
 from ..findings import ERROR, Cover
 from . import Example, Rule
 

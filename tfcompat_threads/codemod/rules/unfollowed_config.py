@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...options import Action, lookup
-from ..analysis import UNFOLLOWED
+from ..units import UNFOLLOWED
 from ..findings import WARNING
 from . import Example, Rule
 

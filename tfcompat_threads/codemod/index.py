@@ -1,0 +1,129 @@
+"""What the analysis asks of one module, gathered once: after it is made,
+every question about the module's calls, attributes and names is a lookup
+(as LibCST keeps its metadata providers apart from the visitors that read
+them). Each table is filled by one pass, the first time it is asked for:
+
+- `functions`: every def, in the order `ast.walk` meets them (outer first);
+- `calls_named(name)`: the calls whose callee's last name is `name`
+  (`f(...)`, `obj.f(...)`);
+- `loads_of(attr)`: the reads of `<anything>.attr`;
+- `names(id)`: every `Name` node of that identifier;
+- `method_uses(cls)`: for each attribute, every `<first parameter>.attr` in
+  the methods of a class (reads and stores, in method order);
+- `dynamic`: the calls of eval/exec/globals/locals/vars and the
+  `<x>.modules` attributes (what can read a module's names by a computed key).
+
+    index = Index(scopes)
+    index.calls_named("make_session")  ->  [<Call make_session(...) line 12>, ...]
+"""
+
+from __future__ import annotations
+
+import ast
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+DYNAMIC = ("eval", "exec", "globals", "locals", "vars")
+
+
+class Index:
+    def __init__(self, scopes) -> None:
+        self._nodes = scopes.scopes  # every node, in walk order (codemod/scopes.py)
+        self._parents = scopes.parents
+        self._calls: dict[str, list[ast.Call]] | None = None
+        self._loads: dict[str, list[ast.Attribute]] | None = None
+        self._names: dict[str, list[ast.Name]] | None = None
+        self._functions: list | None = None
+        self._dynamic: list[ast.AST] | None = None
+        self._methods: dict[ast.ClassDef, dict[str, list[ast.Attribute]]] | None = None
+
+    @property
+    def functions(self) -> list:
+        """Every def, in `ast.walk` order: by depth, then in source order."""
+        if self._functions is None:
+            parents = self._parents
+            found = []
+            for number, node in enumerate(self._nodes):
+                if type(node) in _FUNCTIONS:
+                    depth, up = 0, node
+                    while up in parents:
+                        up = parents[up]
+                        depth += 1
+                    found.append((depth, number, node))
+            self._functions = [node for _, _, node in sorted(found, key=lambda entry: entry[:2])]
+        return self._functions
+
+    def calls_named(self, name: str) -> list[ast.Call]:
+        if self._calls is None:
+            self._calls = {}
+            for node in self._nodes:
+                if type(node) is ast.Call:
+                    func = node.func
+                    last = func.id if type(func) is ast.Name else func.attr if type(func) is ast.Attribute else None
+                    if last is not None:
+                        self._calls.setdefault(last, []).append(node)
+        return self._calls.get(name, [])
+
+    def loads_of(self, attr: str) -> list[ast.Attribute]:
+        if self._loads is None:
+            self._loads = {}
+            for node in self._nodes:
+                if type(node) is ast.Attribute and type(node.ctx) is ast.Load:
+                    self._loads.setdefault(node.attr, []).append(node)
+        return self._loads.get(attr, [])
+
+    def names(self, identifier: str) -> list[ast.Name]:
+        if self._names is None:
+            self._names = {}
+            for node in self._nodes:
+                if type(node) is ast.Name:
+                    self._names.setdefault(node.id, []).append(node)
+        return self._names.get(identifier, [])
+
+    @property
+    def dynamic(self) -> list[ast.AST]:
+        if self._dynamic is None:
+            self._dynamic = [node for node in self._nodes if (
+                type(node) is ast.Call and type(node.func) is ast.Name and node.func.id in DYNAMIC) or (
+                type(node) is ast.Attribute and node.attr == "modules")]
+        return self._dynamic
+
+    def method_uses(self, owner: ast.ClassDef) -> dict[str, list[ast.Attribute]]:
+        """attr -> `<first parameter>.attr` in each method that has a first
+        parameter (its nested functions included), methods in order, each
+        method's in `ast.walk` order (by depth, then in source order)."""
+        if self._methods is None:
+            self._methods = self._gather_methods()
+        return self._methods.get(owner, {})
+
+    def _gather_methods(self) -> dict:
+        """One pass for every class: each `<name>.attr` is a use of each
+        method above it whose first parameter is `name`."""
+        parents = self._parents
+        found: dict[ast.ClassDef, list] = {}
+        positions: dict[int, int] = {}  # a method: its place in its class's body
+        for number, node in enumerate(self._nodes):
+            if type(node) is not ast.Attribute or type(node.value) is not ast.Name:
+                continue
+            chain, up = [], node
+            while up in parents:
+                up = parents[up]
+                chain.append(up)
+            depth = len(chain)
+            for height, method in enumerate(chain[:-1]):
+                owner = chain[height + 1]
+                if type(owner) is ast.ClassDef and type(method) in _FUNCTIONS and first_param(method) == node.value.id:
+                    if id(method) not in positions:
+                        positions.update((id(m), i) for i, m in enumerate(owner.body))
+                    found.setdefault(owner, []).append((positions[id(method)], depth, number, node))
+        tables: dict = {}
+        for owner, uses in found.items():
+            table = tables[owner] = {}
+            for *_, node in sorted(uses, key=lambda use: use[:3]):
+                table.setdefault(node.attr, []).append(node)
+        return tables
+
+
+def first_param(function) -> str | None:
+    arguments = function.args
+    first = (arguments.posonlyargs + arguments.args)[:1]
+    return first[0].arg if first else None

@@ -1,0 +1,141 @@
+"""Resolving calls: the function a call calls, in this module or another of
+the repository (`resolve_function`), the calls of a function from other
+modules (`calls_elsewhere`), and code outside the repository (`outside`).
+
+    resolve_function(analysis, <Name make_session>)  ->  (<analysis of utils.py>, <def make_session>)
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+LIBRARIES = ("tensorflow.", "keras.", "tf_keras.", "tfcompat_threads.")  # their attributes are theirs
+
+
+def outside_calls(analysis, calls: list[ast.Call]) -> str:
+    """"which is code of `<module>`, a module the repository does not have"
+    when every call calls code of that one module ("" otherwise)."""
+    modules = {outside(analysis, call.func) for call in calls}
+    if len(modules) != 1 or None in modules:
+        return ""
+    return f"which is code of `{modules.pop()}`, a module the repository does not have"
+
+
+def outside(analysis, node: ast.AST, depth: int = 0) -> str | None:
+    """The top-level module a callable or object comes from when that
+    module is not the repository's (nor TensorFlow's, Keras', this
+    package's or the standard library's): `lib.f`, `from lib import f`,
+    `lib.Logger(...)`, attributes of those, and names or `self.<attr>`
+    bound only to those (or to None). None when it is not known to be
+    outside: a name also bound to a def, a class or a parameter (a
+    fallback `def` under `except ImportError:`) may be code of the
+    repository."""
+    if depth > 3 or analysis.project is None or analysis.path is None:
+        return None
+    if type(node) is ast.Call:
+        return outside(analysis, node.func, depth + 1)
+    if type(node) is ast.Attribute:
+        stores = analysis.self_attribute(node)  # `self.<attr>`: what the class stores there
+        if stores is None:
+            return outside(analysis, node.value, depth)  # an attribute of something outside is outside
+        bound = [(s, "assign", None) for s in stores[1]]
+    elif type(node) is ast.Name:
+        scope = analysis.scope_of(node)
+        bound = [(b.node, b.kind, b.qualified) for b in scope.visible(node.id)] if scope is not None else []
+    else:
+        return None
+    modules = set()
+    for target, kind, qualified in bound:  # each: an import, or an assignment of None or of a value
+        holder = analysis.parents.get(target)
+        if kind == "import":
+            modules.add(_outside_module(analysis, qualified) if qualified else None)
+        elif kind == "assign" and type(holder) is ast.Assign:
+            if not (type(holder.value) is ast.Constant and holder.value.value is None):
+                modules.add(outside(analysis, holder.value, depth + 1))
+        else:
+            return None  # a def, a class, a parameter, a loop variable ...
+    return modules.pop() if len(modules) == 1 and None not in modules else None
+
+
+def _outside_module(analysis, qualified: str) -> str | None:
+    top = qualified.split(".")[0]
+    if not top or f"{top}." in LIBRARIES or top in sys.stdlib_module_names:
+        return None
+    if analysis.project.module_file(analysis.path, top) is not None or analysis.project.has_module(top):
+        return None
+    return top
+
+
+def resolve_function(analysis, func: ast.AST):
+    """(analysis, def) of the function a call calls (a class: its
+    __init__), in this module or another of the repository; None when
+    it is not ours to read."""
+    if type(func) is ast.Name:
+        scope = analysis.scope_of(func)
+        bindings = scope.visible(func.id) if scope is not None else []
+        if len(bindings) != 1:
+            return None
+        if bindings[0].kind in ("def", "class"):
+            return _callable(analysis, bindings[0].node)
+        qualified = bindings[0].qualified if bindings[0].kind == "import" else None
+    elif type(func) is ast.Attribute:
+        names = analysis.qnames(func)
+        qualified = next(iter(names)) if len(names) == 1 else None
+    else:
+        return None
+    if not qualified or analysis.project is None or analysis.path is None or qualified.startswith("tensorflow"):
+        return None
+    level = len(qualified) - len(qualified.lstrip("."))
+    parts = qualified[level:].split(".")
+    if len(parts) < 2:
+        return None
+    path = analysis.project.module_file(analysis.path, ".".join(parts[:-1]), level)
+    other = analysis.project.analysis(path) if path is not None else None
+    return exported(other, parts[-1]) if other is not None else None
+
+
+def exported(analysis, name: str, depth: int = 0):
+    """(analysis, def) of a module-level function or class `name` of this
+    module, also through its `from x import *` of the repository's modules."""
+    bindings = analysis.names.module_scope.bindings.get(name, [])
+    if len(bindings) == 1 and bindings[0].kind in ("def", "class"):
+        return _callable(analysis, bindings[0].node)
+    if bindings or depth > 2 or analysis.project is None:
+        return None
+    for node in analysis.module.body:
+        if type(node) is ast.ImportFrom and any(a.name == "*" for a in node.names):
+            path = analysis.project.module_file(analysis.path, node.module or "", node.level)
+            other = analysis.project.analysis(path) if path is not None else None
+            found = exported(other, name, depth + 1) if other is not None else None
+            if found is not None:
+                return found
+    return None
+
+
+def calls_elsewhere(analysis, function) -> list[tuple]:
+    """(analysis, call) of the calls of a module-level function of this
+    module from the repository's other modules."""
+    if analysis.project is None or analysis.path is None or type(analysis.parents.get(function)) is not ast.Module:
+        return []
+    found = []
+    for path in analysis.project.mentioning(function.name, exclude=analysis.path):
+        other = analysis.project.analysis(path)
+        if other is None:
+            continue
+        for node in other.index.calls_named(function.name):
+            target = resolve_function(other, node.func)
+            if target is not None and target[0].path == analysis.path and target[1].lineno == function.lineno:
+                found.append((other, node))
+    return found
+
+
+def _callable(analysis, node):
+    """A function, or a class's __init__ (what a call of the class runs)."""
+    if isinstance(node, _FUNCTIONS):
+        return analysis, node
+    if type(node) is ast.ClassDef:
+        init = next((m for m in node.body if isinstance(m, _FUNCTIONS) and m.name == "__init__"), None)
+        return (analysis, init) if init is not None else None
+    return None
