@@ -91,9 +91,12 @@ def test_add_noqa_then_check_exits_0_and_removing_the_comments_gives_what_fix_ga
     before, adopted = tmp_path / "before", tmp_path / "adopted"
     shutil.copytree(EXAMPLE, before)
     shutil.copytree(EXAMPLE, adopted)
+    result = cli("check", "--add-noqa", ".", cwd=adopted)  # the codes check shows; then those they covered
+    assert result.exit_code == 1, result.output
+    assert "6 findings turned off by noqa comments in 4 files, 5 findings they covered left" in result.output
     result = cli("check", "--add-noqa", ".", cwd=adopted)
     assert result.exit_code == 0, result.output
-    assert "turned off by noqa comments in 4 files" in result.output
+    assert "5 findings turned off by noqa comments in 2 files" in result.output
     notebook = (adopted / "explore.ipynb").read_text()
     assert '"session = InteractiveSession(config=config)  # noqa: TFT001"' in notebook
     assert cli("check", ".", cwd=adopted).exit_code == 0

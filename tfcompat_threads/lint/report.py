@@ -58,8 +58,9 @@ class Report:
         if self.mode is Mode.ADD_NOQA:
             parts.append(f"{plural(self.fixed, 'finding')} turned off by noqa comments in "
                          f"{plural(len(self.changed), 'file')}")
-            if self.findings:
-                parts.append(f"{plural(len(self.findings), 'finding')} left")
+            if self.findings:  # what a finding turned off had covered: shown now, turned off by a next run
+                parts.append(f"{plural(len(self.findings), 'finding')} they covered left (--add-noqa again "
+                             "turns them off)")
         elif self.mode is Mode.FIX:
             parts.append(f"{plural(self.fixed, 'finding')} fixed in {plural(len(self.changed), 'file')}"
                          if self.fixed else "nothing fixed")

@@ -117,9 +117,9 @@ def _process(data: bytes, path: str, settings: Settings, mode: Mode, enabled: fr
     if mode is Mode.FIX:
         result.findings = outcome.remaining
         result.fixed = sum(f.fixed for f in outcome.findings) if result.changed else 0
-    elif mode is Mode.ADD_NOQA:  # every finding is turned off by its comment
+    elif mode is Mode.ADD_NOQA:  # every finding check shows is turned off; those it covered show now
         result.findings = outcome.remaining if result.changed else outcome.findings
-        result.fixed = len(outcome.findings) - len(outcome.remaining) if result.changed else 0
+        result.fixed = len(outcome.findings) if result.changed else 0
     else:
         result.findings = outcome.findings
     if path.endswith(".ipynb") and module is not None:
