@@ -84,7 +84,13 @@ def rule(code: str | None, show_all: bool, output_format: str) -> None:
     """A rule's documentation: what it does, why it matters, an example,
     what to use instead, and how safe its fix is. CODE: a code (TFT001), an
     old code, or a name (config-only-session)."""
-    from ..codemod.rules import RULES, UnknownCode, expand
+    if sys.version_info < (3, 10):  # the rules' checks need 3.10; their documentation is read from their source
+        from .rule_docs import rules_namespace
+
+        names = rules_namespace()
+        RULES, UnknownCode, expand = names["RULES"], names["UnknownCode"], names["expand"]
+    else:
+        from ..codemod.rules import RULES, UnknownCode, expand
 
     if show_all == bool(code):
         raise click.UsageError("give a rule code or name, or --all")
@@ -99,18 +105,18 @@ def rule(code: str | None, show_all: bool, output_format: str) -> None:
     if output_format == "json":
         import json
 
-        click.echo(json.dumps([_rule_dict(r) for r in chosen], indent=2))
+        click.echo(json.dumps([_rule_dict(r, RULES) for r in chosen], indent=2))
         return
     click.echo("\n\n".join(_rule_text(r) for r in chosen))
 
 
-def _rule_dict(rule) -> dict:
+def _rule_dict(rule, rules) -> dict:
     from .formats import rule_url
 
     return {"code": rule.code, "name": rule.name, "severity": rule.severity, "default": rule.default,
             "summary": rule.summary,
             "what_it_does": rule.what, "why": rule.why, "example": rule.example,
-            "use_instead": rule.use_instead, "fix_safety": rule.fix_safety, "url": rule_url(rule.code)}
+            "use_instead": rule.use_instead, "fix_safety": rule.fix_safety, "url": rule_url(rule.code, rules)}
 
 
 def _rule_text(rule) -> str:

@@ -17,10 +17,12 @@ FORMATS = ("text", "concise", "json", "github", "sarif")
 DOCS = "README.md"
 
 
-def rule_url(code: str) -> str:
-    from ..codemod.rules import RULES
+def rule_url(code: str, rules: dict | None = None) -> str:
+    """`rules`: RULES, when it is not the package's (`rule` on Python 3.7-3.9: lint/rule_docs.py)."""
+    if rules is None:
+        from ..codemod.rules import RULES as rules
 
-    return f"{DOCS}#{RULES[code].anchor}"
+    return f"{DOCS}#{rules[code].anchor}"
 
 
 class Style:
