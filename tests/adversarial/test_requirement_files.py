@@ -149,3 +149,14 @@ def test_a_tf_version_no_release_has_is_one_error_naming_the_known_ones(tmp_path
     assert value in line
     (tree / "pyproject.toml").write_text(f'[tool.tfcompat-threads]\ntf-version = "{value}"\n')
     assert_one_error(tft("check", "train.py", cwd=tree), "pyproject.toml", "not a TensorFlow release")
+
+
+def test_a_settings_error_escapes_the_file_name_and_the_key(tmp_path):
+    tree = tmp_path / "repo\x1b]0;PWNED\x07"
+    tree.mkdir()
+    project(tree, "requirements.txt", b"numpy\n")
+    (tree / "pyproject.toml").write_text('[tool.tfcompat-threads]\n"targ\\u009bet" = "shim"\n')
+    run = tft("check", "train.py", cwd=tree)
+    line = assert_one_error(run, "pyproject.toml", "has no setting")
+    assert "\x1b" not in run.stderr and "\x07" not in run.stderr and "\x9b" not in run.stderr, run
+    assert "repo\\x1b]0;PWNED\\x07" in line, line

@@ -35,7 +35,9 @@ def _codemod_options(function):
                      help="These rules too (TFT011 is off by default): codes, prefixes or names."),
         click.option("--ignore", multiple=True, help="Not these rules: codes, prefixes or names, comma-separated."),
         click.option("--output-format", type=click.Choice(FORMATS), default="text", show_default=True),
-        click.option("--statistics", is_flag=True, help="Also print the number of findings per rule."),
+        click.option("--statistics", is_flag=True,
+                     help="Print the number of findings per rule instead of the list of findings (text and "
+                     "concise; other formats print both)."),
         click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
                      help="Processes for parsing [default: CPU count]."),
         click.option("--quiet", "-q", is_flag=True, help="No summary, no list of changed files, no progress bar."),
@@ -148,7 +150,9 @@ def _settings(paths, stdin_filename, target, tf_version, unsafe_fixes, select, e
         else:
             settings = with_declared_tf_version(settings, first)
     except SettingsError as error:
-        raise click.UsageError(str(error)) from None
+        from ..terminal import visible
+
+        raise click.UsageError(visible(str(error))) from None  # it names files and quotes their text
     if target:
         changes["target"] = target
     if unsafe_fixes is not None:
@@ -193,6 +197,9 @@ def _run(mode: Mode, paths, target, tf_version, show_settings, unsafe_fixes, sel
         raise click.UsageError("`-` (standard input) cannot be mixed with other paths")
     if stdin_filename is not None and paths and paths != ("-",):
         raise click.UsageError("--stdin-filename names standard input: give no paths (or `-`) with it")
+    if mode is Mode.DIFF and output_format != "text":  # ruff's --diff prints the diff alone, too
+        raise click.UsageError(f"diff prints a unified diff, never {output_format}: for the findings and their "
+                               f"fixes as {output_format}, run `check --output-format {output_format}`")
     # JSON carries each fix's edits: a check that prints it makes the fixed text (as diff does), writes nothing
     work = Mode.DIFF if mode is Mode.CHECK and output_format == "json" else mode
     from_stdin = paths == ("-",) or (stdin_filename is not None and not paths)

@@ -112,7 +112,11 @@ def load(start: str) -> Settings:
     for key, value in table.items():
         field = FILE_KEYS.get(key)
         if field is None:
-            raise SettingsError(f"{path}: [{SECTION}] has no setting {key!r} (known: {', '.join(FILE_KEYS)})")
+            import difflib
+
+            close = difflib.get_close_matches(key.replace("_", "-").lower(), FILE_KEYS, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else f" (known: {', '.join(FILE_KEYS)})"
+            raise SettingsError(f"{path}: [{SECTION}] has no setting {key!r}{hint}")
         expected = bool if field.type == "bool" else str if field.type.startswith("str") else list
         if expected is list:
             if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
