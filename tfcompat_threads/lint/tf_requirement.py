@@ -33,7 +33,7 @@ _FILES = re.compile(r"pyproject\.toml|setup\.py|setup\.cfg|requirements.*\.txt")
 _MENTION = re.compile(r"tensorflow|tf-nightly|tf_nightly", re.I)
 # Each regular expression here is linear: no two quantifiers next to each other may take the same character.
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
-_SPEC = re.compile(r"(===|==|~=|>=|<=|!=|>|<)[ \t]*(\d+)(?:\.(\d+))?")
+_SPEC = re.compile(r"(===|==|~=|>=|<=|!=|>|<)[ \t]*([0-9]+)(?:\.([0-9]+))?")
 _LOWER = ("===", "==", "~=", ">=", ">")
 RELEASE_DIGITS = 4
 """A release number longer than this is no TensorFlow release (nor one int() may parse)."""
@@ -78,7 +78,7 @@ def lower_bound(requirement: str) -> tuple[int, int] | None:
         if found is None or found.group(1) not in _LOWER:
             continue
         major, minor = found.group(2), found.group(3) or "0"
-        if len(major) > RELEASE_DIGITS or len(minor) > RELEASE_DIGITS:
+        if len(major.lstrip("0")) > RELEASE_DIGITS or len(minor.lstrip("0")) > RELEASE_DIGITS:
             raise ValueError(f"{found.group(1)}{major[:12]}{'...' if len(major) > 12 else ''}: not a TensorFlow "
                              "release number")
         bounds.append(min((int(major), int(minor)), RELEASES[-1]))
@@ -155,14 +155,33 @@ def _requirements(path: str, name: str, text: str) -> list[str]:
                 return []
             return re.findall(r"""['"]([^'"\n]+)['"]""", text[match.end():end])
         return []
-    if name == "setup.cfg":
-        import configparser
-
-        parser = configparser.ConfigParser(interpolation=None)
-        try:
-            parser.read_string(text)
-            value = parser.get("options", "install_requires", fallback="")
-        except configparser.Error:
-            return []
-        return [line for line in value.splitlines() if line.strip()]
+    if name == "setup.cfg":  # read as configparser reads it, line by line (its option pattern is quadratic)
+        return _options_install_requires(text)
     return [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith(("#", "-"))]
+
+
+def _options_install_requires(text: str) -> list[str]:
+    """`[options] install_requires` of a setup.cfg, as configparser (which
+    setuptools reads it with) finds it: a section header, `key = value` or
+    `key: value` (the key in any case), indented lines going on with the
+    value, `#` and `;` lines comments."""
+    section, key, values = None, None, []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped or stripped[0] in "#;":
+            continue
+        if line[0] in " \t" and key is not None:  # the value goes on
+            if section == "options" and key == "install_requires":
+                values.append(stripped)
+            continue
+        if stripped.startswith("[") and stripped.endswith("]"):
+            section, key = stripped[1:-1], None
+            continue
+        cut = min((at for at in (line.find("="), line.find(":")) if at >= 0), default=-1)
+        if cut < 0:
+            key = None
+            continue
+        key = line[:cut].strip().lower()
+        if section == "options" and key == "install_requires":
+            values = [line[cut + 1:].strip()]
+    return [value for value in values if value]
