@@ -152,6 +152,8 @@ def _configured_threads(field_name: str) -> int:
     tf = _tf()
     if tf is None:
         return 0
+    if execution_mode().endswith("graph"):
+        _notice_earlier_sessions()
     if field_name in _graph_pools:
         return _graph_pools[field_name]
     version = tf_version()
@@ -590,6 +592,7 @@ def _set_env(option, value: int) -> str:
 
 
 def _record_graph_default(option, name: str, value) -> str:
+    _notice_earlier_sessions()
     if option.field in _options.THREAD_FIELDS:
         if name in _graph_pools:
             return _keep_running_pool(option, value, _pool(name))
@@ -621,7 +624,7 @@ def wrap_sessions() -> None:
             merged = config_proto(_graph_defaults)
             if config is None or isinstance(config, type(merged)):  # anything else: TensorFlow's own error
                 if config is not None:
-                    merged.MergeFrom(config)
+                    merge_keeping_own(merged, config)
                 config = merged
         original(self, target, graph, config)
         note_graph_session_started(config)
@@ -629,6 +632,49 @@ def wrap_sessions() -> None:
     __init__._tfcompat_threads = True
     __init__.__wrapped__ = original
     base.__init__ = __init__
+
+
+def merge_keeping_own(defaults, config) -> None:
+    """`defaults.MergeFrom(config)`, except that a repeated field the config
+    sets replaces the default's, at every depth: protobuf appends, so a
+    session asking for a pool of 5 got `session_inter_op_thread_pool`
+    [3, 5] and ran on the 3."""
+    for descriptor, value in config.ListFields():
+        name = descriptor.name
+        message = descriptor.message_type
+        repeated = (descriptor.is_repeated if hasattr(descriptor, "is_repeated")  # newer protobuf: no label
+                    else descriptor.label == descriptor.LABEL_REPEATED)
+        if repeated:
+            if message is not None and message.GetOptions().map_entry:  # a map: per key, the config's wins
+                getattr(defaults, name).MergeFrom(value)
+            else:
+                defaults.ClearField(name)
+                getattr(defaults, name).extend(value)
+        elif message is not None:
+            getattr(defaults, name).SetInParent()
+            merge_keeping_own(getattr(defaults, name), value)
+        else:
+            setattr(defaults, name, value)
+
+
+def _notice_earlier_sessions() -> None:
+    """Graph mode: a session made before the first configure() (so before
+    BaseSession was wrapped) fixed the process's pools already; note them
+    from the live sessions TensorFlow made, so a later different size is a
+    conflict and effective() says what the pools are. A session already
+    collected cannot be seen."""
+    if _graph_pools or _tf() is None:
+        return
+    tf_session = sys.modules.get("tensorflow.python.client.session")
+    if tf_session is None or getattr(tf_session.BaseSession.__init__, "_tfcompat_threads", False):
+        return
+    import gc
+
+    base = tf_session.BaseSession
+    for found in gc.get_objects():
+        if isinstance(found, base):
+            note_graph_session_started(getattr(found, "_config", None))
+            return
 
 
 def graph_defaults() -> dict[str, Any]:
