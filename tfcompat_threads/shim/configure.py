@@ -36,6 +36,7 @@ from .. import options as _options
 from ..errors import ThreadConfigError, ThreadConfigWarning, UnmappedOptionWarning, warn_at_caller
 from ..options import Action
 from ..versions import env_threads_match_config, execution_mode, has_tf_config, tf_version
+from .build import openmp_pool_env, openmp_runtime
 
 CONFLICT_MODES = ("raise", "warn")
 
@@ -45,6 +46,8 @@ INT32 = range(-(2**31), 2**31)
 _graph_pools: dict[str, int] = {}
 # Fields configure() recorded in graph mode, merged into this package's sessions.
 _graph_defaults: dict[str, Any] = {}
+# OMP_NUM_THREADS as configure() set it (an OpenMP build), so a later call may change it.
+_openmp_set: dict[str, str] = {}
 
 
 @dataclass
@@ -534,7 +537,36 @@ def apply_fields(fields: Mapping[str, Any], on_conflict: str = "raise") -> Repor
             _skip(report, name, value, "not a ConfigProto field this package knows")
         else:
             _apply(option, name, value, report, on_conflict)
+    intra = fields.get("intra_op_parallelism_threads")
+    if intra and any(a.field == "intra_op_parallelism_threads" for a in report.applied):
+        _openmp_pool(intra, report)
     return report
+
+
+def _openmp_pool(value: int, report: Report) -> None:
+    """On an OpenMP build (shim/build.py), oneDNN's matmuls and convolutions
+    run on an OpenMP pool that OMP_NUM_THREADS sizes, not on the intra-op
+    pool: a legacy intra_op_parallelism_threads=N meant N threads inside one
+    op, so OMP_NUM_THREADS=N too, while the OpenMP pool has not started (it
+    reads the variable at the first op) and the user left it unset."""
+    library = openmp_runtime()
+    if library is None:
+        return
+    what = (f"this TensorFlow is an OpenMP build (it loads {library}): its oneDNN matmuls and convolutions "
+            "run on an OpenMP pool that OMP_NUM_THREADS sizes, not on the intra-op pool")
+    if "OMP_NUM_THREADS" in os.environ and os.environ["OMP_NUM_THREADS"] != _openmp_set.get("value"):
+        theirs = os.environ["OMP_NUM_THREADS"]
+        _skip(report, "OMP_NUM_THREADS", value, f"{what}; left as the environment sets it "
+              f"(OMP_NUM_THREADS={theirs!r}, {openmp_pool_env() or 'not a thread count: the CPUs'})",
+              ThreadConfigWarning)
+    elif runtime_started():
+        _skip(report, "OMP_NUM_THREADS", value, f"{what}; TensorFlow has started, so its OpenMP pool may run "
+              f"already with the CPUs' count ({schedulable_cpus()}): set OMP_NUM_THREADS={value} in the "
+              "environment before the process starts", ThreadConfigWarning)
+    else:
+        os.environ["OMP_NUM_THREADS"] = _openmp_set["value"] = str(value)
+        report.applied.append(Applied("OMP_NUM_THREADS", value, f"environment OMP_NUM_THREADS={value} (read when "
+                                      f"the OpenMP pool starts, at the first op): {what}"))
 
 
 def _skip(report: Report, name: str, value: Any, reason: str, category=UnmappedOptionWarning) -> None:
