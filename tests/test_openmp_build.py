@@ -115,3 +115,22 @@ def test_too_late_for_the_openmp_pool_is_reported_not_applied():
     result = tfproc.run(LATE)
     assert result["applied"] == ["intra_op_parallelism_threads"] and result["omp"] is None, result
     assert "set OMP_NUM_THREADS=" in result["skipped"]["OMP_NUM_THREADS"], result["skipped"]
+
+
+@pytest.mark.tf(build="openmp")
+def test_probe_counts_the_openmp_pool_apart_from_the_two_pools():
+    """`probe --intra 1 --inter 1 --env OMP_NUM_THREADS=4`: intra-op 1,
+    inter-op 1 and an OpenMP pool of 4 (the OpenMP threads were counted as
+    intra-op: 4); its threads in all are those of TensorFlow's own API with
+    OMP_NUM_THREADS=4, and 3 more than with OMP_NUM_THREADS=1."""
+    done = subprocess.run([tfproc.TF_PYTHON, "-m", "tfcompat_threads", "probe", "--intra", "1", "--inter", "1",
+                           "--env", "OMP_NUM_THREADS=4", "--json"], capture_output=True, text=True, timeout=300,
+                          env=tfproc.child_env())
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["observed"] == {"intra_op": 1, "inter_op": 1}, data
+    assert data["openmp"]["threads"] == 4 and data["openmp"]["OMP_NUM_THREADS"] == "4", data["openmp"]
+    own4 = tfproc.run(OWN_API.format(intra=1), env={"OMP_NUM_THREADS": "4"})
+    own1 = tfproc.run(OWN_API.format(intra=1), env={"OMP_NUM_THREADS": "1"})
+    counted = sum(data["threads"].values()) + data["openmp"]["threads"] - 1
+    assert counted == tfproc.total(own4) == tfproc.total(own1) + 3, (data["threads"], own4["threads"])

@@ -69,6 +69,15 @@ class ScenarioFailed(AssertionError):
     pass
 
 
+def child_env(env: dict | None = None) -> dict:
+    """The environment of a scenario: no thread variable of this one, numpy's
+    OpenBLAS on one thread, then `env`."""
+    child = {k: v for k, v in os.environ.items() if not k.startswith(("TF_NUM_", "OMP_", "KMP_", "CUDA_VISIBLE"))}
+    child.update(OPENBLAS_NUM_THREADS="1", TF_CPP_MIN_LOG_LEVEL="1", PYTHONWARNINGS="default")
+    child.update(env or {})
+    return child
+
+
 def run(code: str, *, env: dict | None = None, timeout: int = 180,
         recorded: Path | None = None, check: bool = True) -> dict:
     """Run `code` after the prelude in a new interpreter; return what it emit()ted,
@@ -76,19 +85,13 @@ def run(code: str, *, env: dict | None = None, timeout: int = 180,
     run --json --output <recorded>` (the tool's report goes there). `check=False`:
     a failed scenario gives {"returncode", "error": its last stderr line} instead
     of raising."""
-    child_env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("TF_NUM_", "OMP_", "KMP_", "CUDA_VISIBLE"))
-    }
-    child_env.update(OPENBLAS_NUM_THREADS="1", TF_CPP_MIN_LOG_LEVEL="1", PYTHONWARNINGS="default")
-    child_env.update(env or {})
+    child = child_env(env)
     source = PRELUDE + textwrap.dedent(code)
     command = [TF_PYTHON, "-c", source]
     if recorded is not None:
         command = [TF_PYTHON, "-m", "tfcompat_threads", "run", "--json", "--output", str(recorded), "--",
                    *command]
-    proc = subprocess.run(command, env=child_env, capture_output=True, text=True, timeout=timeout)
+    proc = subprocess.run(command, env=child, capture_output=True, text=True, timeout=timeout)
     lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
     if not check and (proc.returncode != 0 or not lines):
         return {"returncode": proc.returncode, "error": (proc.stderr.strip().splitlines() or [""])[-1]}
