@@ -27,15 +27,21 @@ def test_the_build_is_told_from_what_tensorflow_says_and_loads():
     """The package's answer (from the libraries TensorFlow's framework
     library needs, without importing it) is what oneDNN says at run time
     and what the process maps: OpenMP and libiomp5 on Intel's build,
-    threadpool and no OpenMP library on the official wheels."""
+    threadpool and no OpenMP library on the official wheels; `explain`
+    names the OpenMP build and says what OMP_NUM_THREADS sizes there."""
     said = tfproc.onednn_runtime()
     package = json.loads(subprocess.run([tfproc.TF_PYTHON, "-c", "import json\n" + BUILD], capture_output=True,
                                         text=True, timeout=120, check=True).stdout)
+    explained = json.loads(subprocess.run([tfproc.TF_PYTHON, "-m", "tfcompat_threads", "explain", "--json"],
+                                          capture_output=True, text=True, timeout=120, check=True).stdout)
     assert said["runtime"] in ("OpenMP", "threadpool"), said
     if said["runtime"] == "OpenMP":
         assert package is not None and package in said["mapped"], (package, said)
+        assert explained["build"] == {"openmp": package}
+        assert "OpenMP build" in explained["notes"]["OMP_NUM_THREADS"]
     else:
         assert package is None and said["mapped"] == [], (package, said)
+        assert "build" not in explained and "official wheels" in explained["notes"]["OMP_NUM_THREADS"]
 
 
 CONFIGURE = """
