@@ -29,7 +29,7 @@ case "$1 $2" in
 esac
 """
 
-ROWS = ["tf-latest-py3.13", "tf2.15-py3.11", "tf2.11-py3.10", "tf2.4-py3.8", "tf1.15-py3.7"]
+ROWS = ["tf-latest-py3.13", "tf2.15-py3.11", "intel-tf2.14-py3.11", "tf2.11-py3.10", "tf2.4-py3.8", "tf1.15-py3.7"]
 
 
 def run_script(tmp_path: Path, pytest_exit: int = 0, missing: str = "") -> tuple[int, list[str], str]:
@@ -71,12 +71,12 @@ def test_says_what_it_installs_before_each_step_and_how_long_it_took(tmp_path):
     # the whole suite on the newest row, then -m tf on each other row, then the non-TF tests on 3.10
     assert pytest_steps[0].startswith(f"RAN {tool} -n auto -p no:cacheprovider -k x TF_PYTHON=")
     assert pytest_steps[0].endswith("TF_PYTHON=")
-    for step, row in zip(pytest_steps[1:5], ROWS[1:]):
+    for step, row in zip(pytest_steps[1:6], ROWS[1:]):
         assert step == f"RAN {tool} -n auto -p no:cacheprovider -m tf -k x TF_PYTHON={venvs}/{row}/bin/python"
-    assert pytest_steps[5].startswith(f"RAN {venvs}/tf2.11-py3.10/bin/python -m pytest -n auto -p no:cacheprovider "
+    assert pytest_steps[6].startswith(f"RAN {venvs}/tf2.11-py3.10/bin/python -m pytest -n auto -p no:cacheprovider "
                                       "-m not tf -k x")
-    assert len(pytest_steps) == 6
-    assert sum(" -m venv " in lines[i] for i in ran) == 5
+    assert len(pytest_steps) == 7
+    assert sum(" -m venv " in lines[i] for i in ran) == 6
     assert re.fullmatch(r"== scripts/test took \d+m\d\ds", lines[-1]), lines[-1]
 
 
