@@ -223,7 +223,7 @@ def test_json_format(tree):
         "fix": {"applicability": "safe", "message": fix["message"], "edits": fix["edits"]},
         "help": "",
         "noqa_row": 5,
-        "url": "README.md#tft001-config-only-session",
+        "url": "https://tfcompat-threads.readthedocs.io/en/latest/rules/config-only-session/",
         "cell": None,
     }
     assert "files checked" in result.stderr
