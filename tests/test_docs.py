@@ -13,12 +13,16 @@ import re
 import shutil
 import subprocess
 import sys
-import tomllib
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
+
+try:
+    import tomllib
+except ImportError:  # Python 3.10 (the row of the tests that need no TensorFlow)
+    import tomli as tomllib
 
 from tfcompat_threads.codemod.rules import RULES
 from tfcompat_threads.lint import formats
@@ -162,3 +166,85 @@ def test_json_url_and_sarif_help_uri_are_the_metadata_s_documentation_address(si
         for url in urls:
             assert url.startswith(address), url
             assert (site / url[len(address):] / "index.html").is_file(), url
+
+
+# -- every file, test and command the README and the site name exists -------------------------
+
+# Files the documentation names that are the user's, not this repository's.
+USERS_FILES = {".pre-commit-config.yaml", "pyproject.toml",
+               "tfcompat_threads/codemod/rules/my_rule.py"}  # Development: how to add a rule
+TOP = ("tests/", "tfcompat_threads/", "examples/", "scripts/", "bench/", "fixtures/", "docs/", ".ci/")
+
+
+def documentation() -> dict[str, str]:
+    """The README and every page's source, rule pages as the hook renders them."""
+    sys.path.insert(0, str(ROOT / "docs"))
+    try:
+        import hooks
+    finally:
+        sys.path.remove(str(ROOT / "docs"))
+    pages = {"README.md": (ROOT / "README.md").read_text(encoding="utf-8")}
+    pages.update({p.relative_to(ROOT).as_posix(): p.read_text(encoding="utf-8") for p in (ROOT / "docs").rglob("*.md")})
+    pages.update({f"rules/{rule.name}": hooks.rule_markdown(rule) for rule in RULES.values()})
+    return pages
+
+
+def tracked_files() -> list[str]:
+    listed = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
+                            capture_output=True, text=True, check=True).stdout.split()
+    return [name for name in listed if (ROOT / name).exists()]
+
+
+def test_every_file_test_and_command_the_documentation_names_exists():
+    files = tracked_files()
+    folders = {str(Path(name).parent) + "/" for name in files} | {f + "/" for f in TOP}
+    for name in list(folders):
+        while (name := str(Path(name).parent) + "/") not in ("./", "/"):
+            folders.add(name)
+    tests = set()
+    for name in files:
+        if name.startswith("tests/") and name.endswith(".py"):
+            tests |= set(re.findall(r"^\s*def (test_\w+)", (ROOT / name).read_text(encoding="utf-8"), re.M))
+    from tfcompat_threads.cli import main
+
+    commands = set(main.commands)
+    missing, named = [], 0
+    for page, text in documentation().items():
+        spans = re.findall(r"`([^`\n]+)`", text)
+        for span in spans:
+            for token in span.split():
+                token = token.strip("(),;:'\"")
+                path, _, test = token.partition("::")
+                if path.startswith(TOP) or re.fullmatch(r"[\w.-]+\.(md|toml|yml|yaml)", path):
+                    named += 1
+                    if not (path in files or path.rstrip("/") + "/" in folders or path in USERS_FILES):
+                        missing.append(f"{page}: {path}")
+                    if test and not re.search(rf"\b{re.escape(test.split('[')[0])}\b",
+                                              (ROOT / path).read_text(encoding="utf-8")):
+                        missing.append(f"{page}: {token}")
+                elif re.fullmatch(r"test_\w+\.py", path):
+                    named += 1
+                    if not any(name.endswith("/" + path) for name in files):
+                        missing.append(f"{page}: {path}")
+                elif re.fullmatch(r"test_\w+(\[.*\])?", token):
+                    named += 1
+                    if re.sub(r"\[.*", "", token) not in tests:
+                        missing.append(f"{page}: {token}")
+        for command in re.findall(r"tfcompat-threads (\w[\w-]*)", text):
+            named += 1
+            if True:
+                if command not in commands:
+                    missing.append(f"{page}: tfcompat-threads {command}")
+    assert named > 150
+    assert sorted(set(missing)) == [], "\n".join(sorted(set(missing)))
+
+
+def test_the_readme_s_links_into_the_site_are_pages_of_the_built_site(site):
+    address = PROJECT["urls"]["Documentation"]
+    links = re.findall(r"\]\((https://[^)]+)\)", (ROOT / "README.md").read_text(encoding="utf-8"))
+    assert len(links) >= 8
+    for link in links:
+        assert link.startswith(address), link
+        path, fragment = target_page(site, site / "index.html", link[len(address):])
+        assert path.is_file(), link
+        assert not fragment or fragment in parsed(path).ids, link
