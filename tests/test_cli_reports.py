@@ -150,7 +150,7 @@ def test_each_finding_has_a_code_frame_and_concise_keeps_the_one_line_form(tmp_p
     assert text[at + 2:at + 4] == ["2 | x = '\\x1b[31m' or tf.ConfigProto()",
                                    "  |                   " + "^" * len("tf.ConfigProto")]
     concise = cli("check", "--output-format", "concise", ".", cwd=tmp_path / "ex").stdout.splitlines()
-    assert len(concise) == 8 and concise[-1].startswith("6 files checked, 7 findings")
+    assert len(concise) == 8 and concise[-1].startswith("6 files checked for session and thread config, 7 findings")
     assert all(re.match(r"\./\S+:(cell \d+:)?\d+:\d+: TFT\d{3} ", line) for line in concise[:-1])
 
 
