@@ -153,7 +153,7 @@ def test_each_finding_has_a_code_frame_and_concise_keeps_the_one_line_form(tmp_p
     assert text[at + 2:at + 4] == ["2 | x = '\\x1b[31m' or tf.ConfigProto()",
                                    "  |                   " + "^" * len("tf.ConfigProto")]
     concise = cli("check", "--output-format", "concise", ".", cwd=tmp_path / "ex").stdout.splitlines()
-    assert len(concise) == 8 and concise[-1].startswith("6 files checked, 7 findings")
+    assert len(concise) == 8 and concise[-1].startswith("6 files checked for session and thread config, 7 findings")
     assert all(re.match(r"\./\S+:(cell \d+:)?\d+:\d+: TFT\d{3} ", line) for line in concise[:-1])
 
 
@@ -220,3 +220,24 @@ def test_fix_names_other_files_lines_as_they_are_after_the_fix_and_relative_to_t
         as_json = json.JSONDecoder().raw_decode(cli("check", *cache, "--output-format", "json", ".",
                                                     cwd=tree / "utils").stdout)[0]
         assert f"../train.py:{finding}" in as_json[0]["help"]
+
+
+def test_probe_without_tensorflow_says_so_before_any_starting_line(tmp_path):
+    """A Python that really has no TensorFlow: a fresh venv whose path holds
+    only this checkout and the packages the CLI needs (click, packaging)."""
+    import click
+    import packaging
+
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    deps = tmp_path / "deps"
+    deps.mkdir()
+    for module in (click, packaging):
+        (deps / module.__name__).symlink_to(Path(module.__file__).parent)
+    python = venv / "bin" / "python"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(deps), str(ROOT)])}
+    assert subprocess.run([str(python), "-c", "import tensorflow"], env=env, capture_output=True).returncode == 1
+    done = subprocess.run([str(python), "-m", "tfcompat_threads", "probe"], env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.splitlines() == [f"Error: TensorFlow is not installed for {python}: pip install tensorflow-cpu"]

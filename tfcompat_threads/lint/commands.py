@@ -294,6 +294,11 @@ def _run(mode: Mode, paths, target, tf_version, show_settings, unsafe_fixes, sel
             click.echo(f"fixed {visible(path)}", err=info)
     if show_fixes and fixes:
         click.echo(_fixes_list(fixes), nl=False, err=info)
+    if not quiet:  # what fix leaves to tf_upgrade_v2, one line a file
+        from .outside import line
+
+        for path, names in report.outside:
+            click.echo(line(visible(path), names), err=info)
     for error in report.errors:
         click.echo(f"error: {visible(error)}", err=True)
     if not quiet:
