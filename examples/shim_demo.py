@@ -20,7 +20,11 @@ tct.set_session(session)
 import tensorflow as tf  # noqa: E402  (the legacy program imports TensorFlow where it likes)
 
 x = tf.random.uniform((500, 500))
-tf.matmul(x, x).numpy()
+y = tf.matmul(x, x)
+if tf.executing_eagerly():
+    y.numpy()
+else:  # TF 1.x: graph mode, the session runs the op (its pools are the configured ones)
+    session.run(y)
 
 state = tct.effective()
 print(f"TensorFlow {state.tensorflow}, mode {state.mode}, {state.cpus} schedulable CPUs")

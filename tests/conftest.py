@@ -7,7 +7,10 @@ TensorFlow tests (`@pytest.mark.tf`) run their scenarios on TF_PYTHON
 runs on every TensorFlow from 2.11 (the behaviour of TF2 eager that most of
 them pin down); `@pytest.mark.tf(since=(1, 15))` widens that: such a test
 holds on that release and every newer one, and `before=(2, 0)` ends the
-range (TF1-only behaviour). On a row outside its range a test is deselected
+range (TF1-only behaviour), and `build="threadpool"` or `build="openmp"`
+keeps it to the builds whose oneDNN runs on that runtime (the official
+wheels: threadpool; Intel's: OpenMP), as the row's TensorFlow itself says
+(tests/tfproc.py `openmp_build`). On a row outside its range a test is deselected
 (pytest counts it so), never run and skipped. Likewise a test marked
 `python_since((3, 11), why=...)` on an older Python."""
 
@@ -27,16 +30,23 @@ def pytest_configure(config):
 def pytest_collection_modifyitems(config, items):
     markers = [item.get_closest_marker("tf") for item in items]
     release = None
-    if os.environ.get("TFCOMPAT_TEST_TF_PYTHON") or any(m is not None and "before" in m.kwargs for m in markers):
+    ranged = any(m is not None and ("before" in m.kwargs or "build" in m.kwargs) for m in markers)
+    if os.environ.get("TFCOMPAT_TEST_TF_PYTHON") or ranged:
         from tests.tfproc import tf_release  # without a row: the tests' own TensorFlow, the newest
 
         release = tf_release()
+    build = None
+    if release is not None and any(m is not None and "build" in m.kwargs for m in markers):
+        from tests.tfproc import openmp_build
+
+        build = "openmp" if openmp_build() else "threadpool"
     keep, older = [], []
     for item, marker in zip(items, markers):
         outside = False
         if marker is not None and release is not None:
             since = tuple(marker.kwargs.get("since", DEFAULT_SINCE))
             outside = release < since or release >= tuple(marker.kwargs.get("before", (99,)))
+            outside = outside or marker.kwargs.get("build", build) != build
         python = item.get_closest_marker("python_since")
         outside = outside or (python is not None and sys.version_info[:2] < tuple(python.args[0]))
         (older if outside else keep).append(item)

@@ -51,7 +51,7 @@ def snapshot(root: Path) -> dict[str, bytes]:
 def test_check_clean_exits_0(tree):
     result = cli("check", str(tree / "pkg" / "clean.py"))
     assert result.exit_code == 0
-    assert "1 file checked, no findings, no errors" in result.stdout
+    assert "1 file checked for session and thread config, no findings, no errors" in result.stdout
 
 
 def test_check_findings_exit_1_and_name_file_line_column(tree):
@@ -223,7 +223,7 @@ def test_json_format(tree):
         "fix": {"applicability": "safe", "message": fix["message"], "edits": fix["edits"]},
         "help": "",
         "noqa_row": 5,
-        "url": "README.md#tft001-config-only-session",
+        "url": "https://tfcompat-threads.readthedocs.io/en/latest/rules/config-only-session/",
         "cell": None,
     }
     assert "files checked" in result.stderr

@@ -110,14 +110,14 @@ def test_the_summary_counts_what_it_names(tmp_path):
     (tmp_path / "a.py").write_bytes(UNMAPPABLE.read_bytes())
     (tmp_path / "b.py").write_bytes((FIXTURES / "keyword_args" / "input.py").read_bytes())
     check = cli("check", ".", cwd=tmp_path).output.splitlines()[-1]
-    assert check.startswith("2 files checked, 3 findings in 2 files (1 fixable with `fix`, "
+    assert check.startswith("2 files checked for session and thread config, 3 findings in 2 files (1 fixable with `fix`, "
                             "1 more with `fix --unsafe-fixes`), no errors; ")
     diff = cli("diff", "b.py", cwd=tmp_path)
     assert diff.output.splitlines()[-1].startswith(
-        "1 file checked, 1 finding in 1 file (1 fixable with `fix`), 1 file would change, no errors; ")
+        "1 file checked for session and thread config, 1 finding in 1 file (1 fixable with `fix`), 1 file would change, no errors; ")
     fix = cli("fix", ".", cwd=tmp_path).output.splitlines()
     assert "fixed ./b.py" in fix and "fixed ./a.py" not in fix
-    assert fix[-1].startswith("2 files checked, 1 finding fixed in 1 file, 2 findings left, no errors; ")
+    assert fix[-1].startswith("2 files checked for session and thread config, 1 finding fixed in 1 file, 2 findings left, no errors; ")
     assert cli("fix", "-q", ".", cwd=tmp_path).output.count("fixed ") == 0
 
 
@@ -163,3 +163,34 @@ def test_a_parse_error_is_one_line_with_one_position(tmp_path):
     assert result.exit_code == 2
     errors = [line for line in result.output.splitlines() if "bad.py" in line]
     assert errors == ["error: bad.py:2:21: cannot parse: '(' was never closed"]
+
+
+# -- the smaller items of issue 30 (point 10) ---------------------------------------------------
+
+
+def test_statistics_help_says_it_replaces_the_listing_and_it_does(tmp_path):
+    help_text = " ".join(cli("check", "--help").output.split())
+    assert "--statistics Print the number of findings per rule instead of the list of findings" in help_text
+    shutil.copy(UNMAPPABLE, tmp_path / "f.py")
+    listed = cli("check", "f.py", cwd=tmp_path).stdout
+    counted = cli("check", "--statistics", "f.py", cwd=tmp_path).stdout
+    assert "f.py:" in listed and "f.py:" not in counted and "TFT006" in counted
+
+
+@pytest.mark.parametrize("output_format", ["json", "concise", "github", "sarif"])
+def test_diff_refuses_an_output_format_in_one_line(tmp_path, output_format):
+    """ruff's --diff prints the diff alone; check --output-format json carries each fix's edits."""
+    shutil.copy(UNMAPPABLE, tmp_path / "f.py")
+    result = cli("diff", "--output-format", output_format, "f.py", cwd=tmp_path)
+    assert result.exit_code == 2 and result.stdout == ""
+    [line] = [line for line in result.stderr.splitlines() if line.startswith("Error:")]
+    assert f"run `check --output-format {output_format}`" in line
+
+
+@pytest.mark.parametrize("key,meant", [("targte", "target"), ("extend_exclude", "extend-exclude"),
+                                       ("unsafe-fix", "unsafe-fixes"), ("tf-verison", "tf-version")])
+def test_a_misspelled_setting_gets_did_you_mean(tmp_path, key, meant):
+    (tmp_path / "pyproject.toml").write_text(f'[tool.tfcompat-threads]\n{key} = "x"\n')
+    (tmp_path / "f.py").write_text("x = 1\n")
+    result = cli("check", "f.py", cwd=tmp_path)
+    assert result.exit_code == 2 and f"has no setting {key!r}; did you mean {meant!r}?" in result.stderr

@@ -91,9 +91,12 @@ def test_add_noqa_then_check_exits_0_and_removing_the_comments_gives_what_fix_ga
     before, adopted = tmp_path / "before", tmp_path / "adopted"
     shutil.copytree(EXAMPLE, before)
     shutil.copytree(EXAMPLE, adopted)
+    result = cli("check", "--add-noqa", ".", cwd=adopted)  # the codes check shows; then those they covered
+    assert result.exit_code == 1, result.output
+    assert "6 findings turned off by noqa comments in 4 files, 5 findings they covered left" in result.output
     result = cli("check", "--add-noqa", ".", cwd=adopted)
     assert result.exit_code == 0, result.output
-    assert "turned off by noqa comments in 4 files" in result.output
+    assert "5 findings turned off by noqa comments in 2 files" in result.output
     notebook = (adopted / "explore.ipynb").read_text()
     assert '"session = InteractiveSession(config=config)  # noqa: TFT001"' in notebook
     assert cli("check", ".", cwd=adopted).exit_code == 0
@@ -150,7 +153,7 @@ def test_each_finding_has_a_code_frame_and_concise_keeps_the_one_line_form(tmp_p
     assert text[at + 2:at + 4] == ["2 | x = '\\x1b[31m' or tf.ConfigProto()",
                                    "  |                   " + "^" * len("tf.ConfigProto")]
     concise = cli("check", "--output-format", "concise", ".", cwd=tmp_path / "ex").stdout.splitlines()
-    assert len(concise) == 8 and concise[-1].startswith("6 files checked, 7 findings")
+    assert len(concise) == 8 and concise[-1].startswith("6 files checked for session and thread config, 7 findings")
     assert all(re.match(r"\./\S+:(cell \d+:)?\d+:\d+: TFT\d{3} ", line) for line in concise[:-1])
 
 
@@ -217,3 +220,24 @@ def test_fix_names_other_files_lines_as_they_are_after_the_fix_and_relative_to_t
         as_json = json.JSONDecoder().raw_decode(cli("check", *cache, "--output-format", "json", ".",
                                                     cwd=tree / "utils").stdout)[0]
         assert f"../train.py:{finding}" in as_json[0]["help"]
+
+
+def test_probe_without_tensorflow_says_so_before_any_starting_line(tmp_path):
+    """A Python that really has no TensorFlow: a fresh venv whose path holds
+    only this checkout and the packages the CLI needs (click, packaging)."""
+    import click
+    import packaging
+
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    deps = tmp_path / "deps"
+    deps.mkdir()
+    for module in (click, packaging):
+        (deps / module.__name__).symlink_to(Path(module.__file__).parent)
+    python = venv / "bin" / "python"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(deps), str(ROOT)])}
+    assert subprocess.run([str(python), "-c", "import tensorflow"], env=env, capture_output=True).returncode == 1
+    done = subprocess.run([str(python), "-m", "tfcompat_threads", "probe"], env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.splitlines() == [f"Error: TensorFlow is not installed for {python}: pip install tensorflow-cpu"]

@@ -121,10 +121,19 @@ emit(applied={a.field: a.how for a in report.applied}, skipped=[s.field for s in
     assert result["skipped"] == [] and result["cpus"] == 2
 
 
+def _on_the_rows_python(*args: str, python: str = TF_PYTHON, cwd=None) -> subprocess.CompletedProcess:
+    """This checkout's tfcompat-threads on the row's interpreter."""
+    import os
+
+    env = {**os.environ, "PYTHONPATH": str(FIXTURES.parent), "NO_COLOR": "1"}
+    return subprocess.run([python, "-m", "tfcompat_threads", *args], capture_output=True, text=True, timeout=120,
+                          env=env, cwd=cwd)
+
+
+@pytest.mark.tf(since=(1, 15))
 def test_the_linter_needs_python_3_10_and_says_so_in_one_line(tmp_path):
     (tmp_path / "a.py").write_text("import tensorflow as tf\ns = tf.Session()\n")
-    proc = subprocess.run([TF_PYTHON, "-m", "tfcompat_threads", "check", str(tmp_path)], capture_output=True,
-                          text=True, timeout=120)
+    proc = _on_the_rows_python("check", str(tmp_path))
     version = subprocess.run([TF_PYTHON, "-c", "import sys; print(sys.version_info[:2] >= (3, 10))"],
                              capture_output=True, text=True, check=True).stdout.strip()
     if version == "True":
@@ -132,7 +141,35 @@ def test_the_linter_needs_python_3_10_and_says_so_in_one_line(tmp_path):
     else:
         assert proc.returncode == 2 and proc.stdout == ""
         [line] = proc.stderr.splitlines()
-        assert "needs Python 3.10 or newer" in line and "run, explain, probe, tune and the shim work here" in line
+        assert "needs Python 3.10 or newer" in line and "rule, run, explain, probe, tune and the shim work here" in line
+        assert "`language_version: python3.10` or newer" in line, "what fixes a pre-commit hook"
+
+
+@pytest.mark.tf(since=(1, 15))
+@pytest.mark.parametrize("output_format", ["text", "json"])
+def test_rule_prints_on_every_python_what_it_prints_on_the_newest(tmp_path, output_format):
+    """`rule` needs no analysis: on Python 3.7 it prints what it prints on 3.13."""
+    import sys
+
+    here = _on_the_rows_python("rule", "--all", "--output-format", output_format, python=sys.executable, cwd=tmp_path)
+    there = _on_the_rows_python("rule", "--all", "--output-format", output_format, cwd=tmp_path)
+    assert here.returncode == 0 and "TFT001" in here.stdout and "config-only-session" in here.stdout, here.stderr
+    assert (there.returncode, there.stdout, there.stderr) == (here.returncode, here.stdout, here.stderr)
+    unknown = _on_the_rows_python("rule", "TFX001", cwd=tmp_path)
+    assert unknown.returncode == 2 and "did you mean TFT001?" in unknown.stderr
+
+
+def test_the_rules_documentation_read_from_their_source_is_theirs():
+    """What `rule` reads on Python 3.7-3.9 (lint/rule_docs.py) is each rule's own documentation."""
+    from tfcompat_threads.codemod.rules import REDIRECTS, RULES
+    from tfcompat_threads.lint.rule_docs import rules_namespace
+
+    names = rules_namespace()
+    assert names["REDIRECTS"] == REDIRECTS and list(names["RULES"]) == list(RULES)
+    fields = ("code", "name", "severity", "summary", "what", "why", "example", "use_instead", "fix_safety",
+              "fixable", "default", "anchor")
+    for code, rule in RULES.items():
+        assert [getattr(names["RULES"][code], f) for f in fields] == [getattr(rule, f) for f in fields], code
 
 
 def runnable_shim_fixtures():

@@ -1,5 +1,4 @@
 import ast
-import sys
 from pathlib import Path
 
 import pytest
@@ -8,8 +7,6 @@ from tfcompat_threads import options
 from tests.tfproc import run
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "scripts"))
-from readme_tables import TABLES  # noqa: E402  (the README generator lives in scripts/)
 
 
 @pytest.mark.parametrize("option", [o for o in options.OPTIONS if o.native], ids=lambda o: o.field)
@@ -24,12 +21,6 @@ def test_lookup_resolves_paths_below_graph_only_messages():
     assert options.lookup("device_count.GPU").field == "device_count.GPU"
     assert options.lookup("device_count.TPU") is None
     assert options.lookup("no_such_field") is None
-
-
-@pytest.mark.parametrize("name", sorted(TABLES))
-def test_readme_tables_are_the_generated_ones(name):
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert f"<!-- {name}:start -->\n{TABLES[name]()}<!-- {name}:end -->" in readme, "run scripts/update-readme"
 
 
 def test_only_mappable_rows_claim_a_fix():

@@ -141,7 +141,7 @@ def test_sarif_is_valid_against_the_official_schema_with_format_checking(tmp_pat
         assert errors == []
         assert len(document["runs"][0]["results"]) >= 6
     for rule in document["runs"][0]["tool"]["driver"]["rules"]:
-        assert "helpUri" not in rule, "no page every install can reach: the docs travel in help"
+        assert rule["helpUri"].startswith("https://") and rule["helpUri"].endswith(f"/rules/{rule['name']}/")
         assert rule["help"]["markdown"].startswith("## What it does\n")
 
 

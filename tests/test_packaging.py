@@ -37,7 +37,8 @@ PROJECT = PYPROJECT["project"]
 APACHE_2_0_MD5 = "3b83ef96387f14655fc854ddc3c6bd57"
 
 PACKAGE_FILES = sorted(
-    p.relative_to(ROOT).as_posix() for p in (ROOT / "tfcompat_threads").rglob("*.py")
+    [p.relative_to(ROOT).as_posix() for p in (ROOT / "tfcompat_threads").rglob("*.py")]
+    + ["tfcompat_threads/py.typed"]  # the shim's API is typed (PEP 561)
 )
 
 
@@ -58,9 +59,13 @@ def test_metadata_ready_to_publish():
     assert build_requires == ["flit_core>=3.12,<5"], "a build requirement that installs on Python 3.7"
     assert PROJECT["authors"] and all(a.get("name") for a in PROJECT["authors"])
     assert {"tensorflow", "codemod", "pre-commit"} <= set(PROJECT["keywords"])
-    # No project URLs: the project has no public address yet (an address that
-    # leads nowhere is worse than none). Add [project.urls] with the real one.
-    assert "urls" not in PROJECT
+    # One documentation address (JSON `url` and SARIF `helpUri` derive from
+    # it: tests/test_docs.py), and the changelog on that site.
+    assert PROJECT["urls"]["Documentation"].startswith("https://")
+    assert PROJECT["urls"]["Changelog"].startswith(PROJECT["urls"]["Documentation"])
+    # No extra that installs nothing useful: the tests are not shipped, so what
+    # they need is tests/requirements.txt, not a `test` extra.
+    assert set(PROJECT["optional-dependencies"]) == {"tf", "tf-cpu", "plot", "docs"}
 
 
 def test_classifiers_are_valid_and_match_requires_python():
@@ -79,7 +84,11 @@ def test_classifiers_are_valid_and_match_requires_python():
     assert versions == ["3.7", "3.8", "3.9", "3.10", "3.11", "3.12", "3.13"]
     assert PROJECT["requires-python"] == ">=3.7"
     assert "Programming Language :: Python :: 3 :: Only" in ours
-    assert any(c.startswith("Operating System ::") for c in ours)
+    # true per part: the linter and the shim are pure Python; explain, probe,
+    # tune and run read /proc (Linux), as the description's table says
+    assert "Operating System :: OS Independent" not in ours
+    assert "Operating System :: POSIX :: Linux" in ours
+    assert "Typing :: Typed" in ours and (ROOT / "tfcompat_threads" / "py.typed").is_file()
     assert any(c.startswith("Topic ::") for c in ours)
 
 

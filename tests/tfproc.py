@@ -69,6 +69,15 @@ class ScenarioFailed(AssertionError):
     pass
 
 
+def child_env(env: dict | None = None) -> dict:
+    """The environment of a scenario: no thread variable of this one, numpy's
+    OpenBLAS on one thread, then `env`."""
+    child = {k: v for k, v in os.environ.items() if not k.startswith(("TF_NUM_", "OMP_", "KMP_", "CUDA_VISIBLE"))}
+    child.update(OPENBLAS_NUM_THREADS="1", TF_CPP_MIN_LOG_LEVEL="1", PYTHONWARNINGS="default")
+    child.update(env or {})
+    return child
+
+
 def run(code: str, *, env: dict | None = None, timeout: int = 180,
         recorded: Path | None = None, check: bool = True) -> dict:
     """Run `code` after the prelude in a new interpreter; return what it emit()ted,
@@ -76,19 +85,13 @@ def run(code: str, *, env: dict | None = None, timeout: int = 180,
     run --json --output <recorded>` (the tool's report goes there). `check=False`:
     a failed scenario gives {"returncode", "error": its last stderr line} instead
     of raising."""
-    child_env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("TF_NUM_", "OMP_", "KMP_", "CUDA_VISIBLE"))
-    }
-    child_env.update(OPENBLAS_NUM_THREADS="1", TF_CPP_MIN_LOG_LEVEL="1", PYTHONWARNINGS="default")
-    child_env.update(env or {})
+    child = child_env(env)
     source = PRELUDE + textwrap.dedent(code)
     command = [TF_PYTHON, "-c", source]
     if recorded is not None:
         command = [TF_PYTHON, "-m", "tfcompat_threads", "run", "--json", "--output", str(recorded), "--",
                    *command]
-    proc = subprocess.run(command, env=child_env, capture_output=True, text=True, timeout=timeout)
+    proc = subprocess.run(command, env=child, capture_output=True, text=True, timeout=timeout)
     lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
     if not check and (proc.returncode != 0 or not lines):
         return {"returncode": proc.returncode, "error": (proc.stderr.strip().splitlines() or [""])[-1]}
@@ -113,6 +116,37 @@ def tf_release() -> tuple[int, ...] | None:
     return tuple(int(part) for part in out.strip().split(".")[:2])
 
 
+@functools.lru_cache(maxsize=None)
+def onednn_runtime() -> dict:
+    """What TF_PYTHON's TensorFlow itself says and loads, after one matmul:
+    oneDNN's runtime as ONEDNN_VERBOSE=1 reports it ("OpenMP" on Intel's
+    builds, "threadpool" on the official ones, None when oneDNN says
+    nothing), and the OpenMP libraries mapped in the process."""
+    code = textwrap.dedent("""
+        import json, re
+        import tensorflow as tf
+        float(tf.reduce_sum(tf.matmul(tf.ones((64, 64)), tf.ones((64, 64)))))
+        maps = open("/proc/self/maps").read().split()
+        mapped = sorted({p.rsplit("/", 1)[-1] for p in maps if re.search(r"/lib(iomp5|gomp|omp)[.]so", p)})
+        print("MAPPED " + json.dumps(mapped), flush=True)
+        """)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OMP_", "KMP_", "ONEDNN_", "DNNL_"))}
+    env.update(ONEDNN_VERBOSE="1", TF_CPP_MIN_LOG_LEVEL="1")
+    proc = subprocess.run([TF_PYTHON, "-c", code], env=env, capture_output=True, text=True, timeout=180, check=True)
+    said = None
+    for line in (proc.stdout + proc.stderr).splitlines():
+        if ",cpu,runtime:" in line:
+            said = line.split(",cpu,runtime:", 1)[1].split(",")[0]
+    mapped = next(json.loads(line[7:]) for line in proc.stdout.splitlines() if line.startswith("MAPPED "))
+    return {"runtime": said, "mapped": mapped}
+
+
+def openmp_build() -> bool:
+    """Whether TF_PYTHON's TensorFlow runs oneDNN on OpenMP (Intel's builds),
+    by what it says and loads (onednn_runtime), never by its name."""
+    return onednn_runtime()["runtime"] == "OpenMP"
+
+
 def tf_names_threads() -> bool:
     """TF 2.16+ names its inter-op threads tf_Compute; 2.15 names none."""
     return tf_release() >= (2, 16)
@@ -126,9 +160,13 @@ def total(result: dict) -> int:
 def reference_total(intra: int, inter: int) -> int:
     """The threads of a process that asks TensorFlow itself for these sizes
     (tf.config.threading) and runs work(tf), on TF_PYTHON: what the release
-    guarantees for them. Counted once per test run (the processes of one
-    run share a file; an earlier run's counts are never used)."""
-    key = hashlib.sha256(f"{TF_PYTHON}\0{tf_release()}\0{PRELUDE}\0{intra}\0{inter}".encode()).hexdigest()
+    guarantees for them. On an OpenMP build (Intel's), where oneDNN's ops
+    run on an OpenMP pool, with OMP_NUM_THREADS=intra too (what the shim
+    gives a legacy intra-op count there; README "What the two knobs do").
+    Counted once per test run (the processes of one run share a file; an
+    earlier run's counts are never used)."""
+    omp = {"OMP_NUM_THREADS": str(intra)} if intra > 0 and openmp_build() else {}
+    key = hashlib.sha256(f"{TF_PYTHON}\0{tf_release()}\0{PRELUDE}\0{intra}\0{inter}\0{omp}".encode()).hexdigest()
     run_id = os.environ.get("PYTEST_XDIST_TESTRUNUID") or str(os.getpid())  # xdist: one id for all its workers
     path = Path(tempfile.gettempdir()) / f"tfcompat-threads-test-references-{run_id}.json"
     with open(f"{path}.lock", "a") as lock:
@@ -144,7 +182,7 @@ def reference_total(intra: int, inter: int) -> int:
                 tf.config.threading.set_inter_op_parallelism_threads({inter})
                 work(tf)
                 emit()
-                """))
+                """, env=omp))
             path.write_text(json.dumps(known))
         return known[key]
 

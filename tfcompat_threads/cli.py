@@ -26,7 +26,7 @@ def main() -> None:
 
 
 # The linter (libcst, and the analysis written for it) needs Python 3.10; the
-# runtime and the measuring tools run on every Python TensorFlow ran on, 3.7 up.
+# runtime, the measuring tools and `rule` run on every Python TensorFlow ran on, 3.7 up.
 LINTER_PYTHON = (3, 10)
 
 
@@ -34,8 +34,9 @@ def _needs_linter_python(name: str):
     def refuse(**_options) -> None:
         click.echo(
             f"Error: tfcompat-threads {name} needs Python {'.'.join(map(str, LINTER_PYTHON))} or newer "
-            f"(this is {sys.version.split()[0]}); run it from a newer Python (pre-commit runs its hooks in an "
-            "environment of their own); run, explain, probe, tune and the shim work here",
+            f"(this is {sys.version.split()[0]}); run it from a newer Python (pre-commit: add "
+            f"`language_version: python{'.'.join(map(str, LINTER_PYTHON))}` or newer to the hook's entry); rule, "
+            "run, explain, probe, tune and the shim work here",
             err=True,
         )
         sys.exit(2)
@@ -44,7 +45,7 @@ def _needs_linter_python(name: str):
 
 
 for _command in (check, diff, fix, rule, explain, probe, tune, run):
-    if _command in (check, diff, fix, rule) and sys.version_info < LINTER_PYTHON:
+    if _command in (check, diff, fix) and sys.version_info < LINTER_PYTHON:
         _command.callback = _needs_linter_python(_command.name)
     main.add_command(_command)
 

@@ -272,6 +272,18 @@ NAMES: dict[str, Name] = {
     "compat.v1": Name("1.13"),
 }
 
+# The TensorFlow releases a tf-version may name: 1.0-1.15 and 2.0 up to the newest this table was
+# checked against (the newest row of the test matrix). Older releases spell what NAMES says.
+RELEASES: tuple[tuple[int, int], ...] = (*((1, minor) for minor in range(16)), *((2, minor) for minor in range(22)))
+
+
+def known_releases() -> str:
+    """The releases a tf-version may name, as a message says them: `1.0-1.15, 2.0-2.21`."""
+    majors = sorted({major for major, _ in RELEASES})
+    return ", ".join(f"{major}.{min(m for a, m in RELEASES if a == major)}-{major}."
+                     f"{max(m for a, m in RELEASES if a == major)}" for major in majors)
+
+
 _TEMPLATE_NAME = re.compile(r"\{tf\}\.([A-Za-z_][\w.]*)")
 
 

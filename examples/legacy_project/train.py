@@ -3,7 +3,7 @@ import argparse
 import os
 
 import tensorflow as tf
-from keras import backend as K
+from tensorflow.keras import backend as K
 
 from utils.session import get_session
 

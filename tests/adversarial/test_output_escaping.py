@@ -18,14 +18,14 @@ import pytest
 from .helpers import LEGACY, LEGACY_FIXED, assert_no_traceback, child_env, tft
 
 CONTROLS = "\x1b]0;PWNED\x07\n::error file=README.md::forged\r\x85\u2028\u2029\u202e\x7f\x9b"
-FORGED_SUMMARY = "x.py: all good\n0 files checked, no findings, no errors; 0.00 s\nz.py"
+FORGED_SUMMARY = "x.py: all good\n0 files checked for session and thread config, no findings, no errors; 0.00 s\nz.py"
 
 
 def _no_raw_controls(text: str) -> None:
     for character in [c for c in CONTROLS if not c.isprintable() and c != "\n"]:
         assert character not in text, f"{character!r} printed raw: {text!r}"
     for line in text.split("\n"):
-        assert not line.startswith(("::error", "0 files checked, no findings, no errors; 0.00 s")), line
+        assert not line.startswith(("::error", "0 files checked for session and thread config, no findings, no errors; 0.00 s")), line
 
 
 def test_source_text_printed_under_a_finding_is_printed_visible(tmp_path):

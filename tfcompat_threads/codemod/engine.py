@@ -99,8 +99,8 @@ def comment_lines(text: str) -> dict[int, int]:
     import tokenize
 
     ends = []
-    try:
-        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+    try:  # lines as Python counts them (\n, \r\n, \r), as Source and _comments count them
+        for token in tokenize.generate_tokens(io.StringIO(text, newline=None).readline):
             if token.type in (tokenize.NL, tokenize.NEWLINE):
                 ends.append(token.start[0])
     except (tokenize.TokenError, SyntaxError):
@@ -324,17 +324,14 @@ def _run(document: bytes | Module, target: str = "native", filename: str | None 
         outcome = Outcome(findings, code)
         outcome.problems = problems
         return outcome
-    if add_noqa:  # again while turning findings off shows those they covered
-        added, left = list(findings), findings
-        for _ in range(MAX_ROUNDS):
-            source = Source(module.code(), filename, parse=False)
-            if not left or not module.apply(source, noqa_edits(source, left)):
-                break
-            _, left = round_(_reparsed(module.code(), filename))
-            added += left
-        for finding in added:
+    if add_noqa:  # exactly the findings check shows; those they covered may show after (remaining)
+        for finding in findings:
             finding.fixed = False
-        return Outcome(added, module.code(), [f for f in left if f not in findings])
+        source = Source(module.code(), filename, parse=False)
+        if not findings or not module.apply(source, noqa_edits(source, findings)):
+            return Outcome(findings, code, [])
+        _, left = round_(_reparsed(module.code(), filename))
+        return Outcome(findings, module.code(), left)
     if not fix or not any(f.fixed for f in findings):
         return Outcome(findings, code)
     first = final = findings

@@ -103,13 +103,12 @@ class Project:
                 names.add(parts[-1][:-3])
             self._modules = frozenset(names)
             for file in ("setup.py", "setup.cfg", "pyproject.toml"):
-                try:
-                    self._packaging += (self.root / file).read_text(encoding="utf-8", errors="replace") + "\n"
-                except OSError:
-                    pass
+                data = self._read(self.root / file)  # a FIFO or a link to /dev/zero there is not read
+                if data is not None:
+                    self._packaging += data.decode("utf-8", errors="replace") + "\n"
         quoted = re.escape(name)
         found = name in self._modules or re.search(
-            rf"""["']{quoted}["']|^\s*{quoted}\s*=""", self._packaging, re.MULTILINE) is not None
+            rf"""["']{quoted}["']|^[ \t]*{quoted}[ \t]*=""", self._packaging, re.MULTILINE) is not None
         self._note("has_module", name, found)
         return found
 
@@ -128,10 +127,12 @@ class Project:
         cached = self._contents.get(path)
         if cached is None or cached[0] != stamp:
             data = None
-            if status.st_size <= MAX_BYTES and path.is_file():
+            if status.st_size <= MAX_BYTES:
+                from ..lint.files import FileError, read_bytes  # the one bounded regular-file reader
+
                 try:
-                    data = path.read_bytes()
-                except OSError:
+                    data = bytes(read_bytes(str(path)))
+                except FileError:
                     data = None
             if cached is not None:
                 self._generation += 1  # it changed: what was searched for is searched for again

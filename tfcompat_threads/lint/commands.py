@@ -35,7 +35,9 @@ def _codemod_options(function):
                      help="These rules too (TFT011 is off by default): codes, prefixes or names."),
         click.option("--ignore", multiple=True, help="Not these rules: codes, prefixes or names, comma-separated."),
         click.option("--output-format", type=click.Choice(FORMATS), default="text", show_default=True),
-        click.option("--statistics", is_flag=True, help="Also print the number of findings per rule."),
+        click.option("--statistics", is_flag=True,
+                     help="Print the number of findings per rule instead of the list of findings (text and "
+                     "concise; other formats print both)."),
         click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
                      help="Processes for parsing [default: CPU count]."),
         click.option("--quiet", "-q", is_flag=True, help="No summary, no list of changed files, no progress bar."),
@@ -84,7 +86,13 @@ def rule(code: str | None, show_all: bool, output_format: str) -> None:
     """A rule's documentation: what it does, why it matters, an example,
     what to use instead, and how safe its fix is. CODE: a code (TFT001), an
     old code, or a name (config-only-session)."""
-    from ..codemod.rules import RULES, UnknownCode, expand
+    if sys.version_info < (3, 10):  # the rules' checks need 3.10; their documentation is read from their source
+        from .rule_docs import rules_namespace
+
+        names = rules_namespace()
+        RULES, UnknownCode, expand = names["RULES"], names["UnknownCode"], names["expand"]
+    else:
+        from ..codemod.rules import RULES, UnknownCode, expand
 
     if show_all == bool(code):
         raise click.UsageError("give a rule code or name, or --all")
@@ -99,18 +107,18 @@ def rule(code: str | None, show_all: bool, output_format: str) -> None:
     if output_format == "json":
         import json
 
-        click.echo(json.dumps([_rule_dict(r) for r in chosen], indent=2))
+        click.echo(json.dumps([_rule_dict(r, RULES) for r in chosen], indent=2))
         return
     click.echo("\n\n".join(_rule_text(r) for r in chosen))
 
 
-def _rule_dict(rule) -> dict:
+def _rule_dict(rule, rules) -> dict:
     from .formats import rule_url
 
     return {"code": rule.code, "name": rule.name, "severity": rule.severity, "default": rule.default,
             "summary": rule.summary,
             "what_it_does": rule.what, "why": rule.why, "example": rule.example,
-            "use_instead": rule.use_instead, "fix_safety": rule.fix_safety, "url": rule_url(rule.code)}
+            "use_instead": rule.use_instead, "fix_safety": rule.fix_safety, "url": rule_url(rule.code, rules)}
 
 
 def _rule_text(rule) -> str:
@@ -142,7 +150,9 @@ def _settings(paths, stdin_filename, target, tf_version, unsafe_fixes, select, e
         else:
             settings = with_declared_tf_version(settings, first)
     except SettingsError as error:
-        raise click.UsageError(str(error)) from None
+        from ..terminal import visible
+
+        raise click.UsageError(visible(str(error))) from None  # it names files and quotes their text
     if target:
         changes["target"] = target
     if unsafe_fixes is not None:
@@ -187,6 +197,9 @@ def _run(mode: Mode, paths, target, tf_version, show_settings, unsafe_fixes, sel
         raise click.UsageError("`-` (standard input) cannot be mixed with other paths")
     if stdin_filename is not None and paths and paths != ("-",):
         raise click.UsageError("--stdin-filename names standard input: give no paths (or `-`) with it")
+    if mode is Mode.DIFF and output_format != "text":  # ruff's --diff prints the diff alone, too
+        raise click.UsageError(f"diff prints a unified diff, never {output_format}: for the findings and their "
+                               f"fixes as {output_format}, run `check --output-format {output_format}`")
     # JSON carries each fix's edits: a check that prints it makes the fixed text (as diff does), writes nothing
     work = Mode.DIFF if mode is Mode.CHECK and output_format == "json" else mode
     from_stdin = paths == ("-",) or (stdin_filename is not None and not paths)
@@ -281,6 +294,11 @@ def _run(mode: Mode, paths, target, tf_version, show_settings, unsafe_fixes, sel
             click.echo(f"fixed {visible(path)}", err=info)
     if show_fixes and fixes:
         click.echo(_fixes_list(fixes), nl=False, err=info)
+    if not quiet:  # what fix leaves to tf_upgrade_v2, one line a file
+        from .outside import line
+
+        for path, names in report.outside:
+            click.echo(line(visible(path), names), err=info)
     for error in report.errors:
         click.echo(f"error: {visible(error)}", err=True)
     if not quiet:

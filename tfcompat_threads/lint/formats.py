@@ -8,19 +8,49 @@ percent-encoded, JSON is JSON for any name.
 
 from __future__ import annotations
 
+import functools
 import os
 
 from .. import __version__
 from ..terminal import visible
 
 FORMATS = ("text", "concise", "json", "github", "sarif")
-DOCS = "README.md"
+DOCS_FALLBACK = "https://tfcompat-threads.readthedocs.io/en/latest/"
+"""The documentation address when the package's metadata is missing (a
+checkout run without installing); the metadata's [project.urls] Documentation
+is the one address otherwise."""
 
 
-def rule_url(code: str) -> str:
+@functools.lru_cache(maxsize=None)
+def docs_address() -> str:
+    """The documentation site's address, from the installed package's metadata."""
+    from importlib.metadata import PackageNotFoundError, metadata
+
+    try:
+        urls = metadata("tfcompat-threads").get_all("Project-URL") or []
+    except PackageNotFoundError:
+        urls = []
+    for entry in urls:
+        label, _, url = entry.partition(",")
+        if label.strip().lower() == "documentation" and url.strip():
+            return url.strip().rstrip("/") + "/"
+    return DOCS_FALLBACK
+
+
+def rule_page(code: str) -> str:
+    """The rule's page on the site, below rules/ (docs/hooks.py makes it)."""
     from ..codemod.rules import RULES
 
-    return f"{DOCS}#{RULES[code].anchor}"
+    return RULES[code].name
+
+
+def rule_url(code: str, rules: dict | None = None) -> str:
+    """The absolute address of the rule's page. `rules`: RULES, when it is
+    not the package's (`rule` on Python 3.7-3.9: lint/rule_docs.py)."""
+    if rules is None:
+        from ..codemod.rules import RULES as rules
+
+    return f"{docs_address()}rules/{rules[code].name}/"
 
 
 class Style:
@@ -244,6 +274,7 @@ def sarif(entries: list[tuple[str, object]]) -> str:
                         "shortDescription": {"text": rule.summary},
                         "fullDescription": {"text": f"{rule.what} {rule.why}"},
                         "help": rule_help(rule),
+                        "helpUri": rule_url(rule.code),
                         "defaultConfiguration": {"level": rule.severity},
                     }
                     for rule in rules

@@ -27,6 +27,8 @@ class Report:
         self.changed: list[str] = []
         """fix: files written; diff: files that would change."""
         self.errors: list[str] = []
+        self.outside: list[tuple[str, object]] = []
+        """fix: (path, TF1-only names outside session config it still uses)."""
 
     def done(self, result: FileResult) -> None:
         """A file's result (counted once it is read)."""
@@ -35,6 +37,8 @@ class Report:
             self.errors.append(result.error)  # its findings, if any were made, are still shown
         self.findings += result.findings
         self.with_findings += bool(result.findings)
+        if result.outside:
+            self.outside.append((result.path, result.outside))
 
     def changed_file(self, path: str, fixed: int) -> None:
         self.changed.append(path)
@@ -54,12 +58,13 @@ class Report:
         return sum(1 for f in self.findings if not f.fixed and f.fix is not None and not f.fix.safe)
 
     def summary(self, seconds: float) -> str:
-        parts = [plural(self.files, "file") + " checked"]
+        parts = [plural(self.files, "file") + " checked for session and thread config"]
         if self.mode is Mode.ADD_NOQA:
             parts.append(f"{plural(self.fixed, 'finding')} turned off by noqa comments in "
                          f"{plural(len(self.changed), 'file')}")
-            if self.findings:
-                parts.append(f"{plural(len(self.findings), 'finding')} left")
+            if self.findings:  # what a finding turned off had covered: shown now, turned off by a next run
+                parts.append(f"{plural(len(self.findings), 'finding')} they covered left (--add-noqa again "
+                             "turns them off)")
         elif self.mode is Mode.FIX:
             parts.append(f"{plural(self.fixed, 'finding')} fixed in {plural(len(self.changed), 'file')}"
                          if self.fixed else "nothing fixed")

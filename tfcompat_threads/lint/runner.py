@@ -38,7 +38,7 @@ class FileResult:
     `cells`: for a changed notebook, (cell number, old, new) of each changed
     code cell."""
 
-    __slots__ = ("path", "source", "fixed_source", "findings", "found", "fixed", "error", "cells")
+    __slots__ = ("path", "source", "fixed_source", "findings", "found", "fixed", "error", "cells", "outside")
 
     def __init__(self, path: str, source: bytes = b"", fixed_source: bytes | None = None,
                  error: str | None = None) -> None:
@@ -51,6 +51,8 @@ class FileResult:
         self.fixed = 0
         self.error = error
         self.cells: list[tuple[int, str, str]] = []
+        self.outside = None
+        """fix: the TF1-only names outside session config the fixed file still uses (lint/outside.py)."""
 
     @property
     def changed(self) -> bool:
@@ -115,11 +117,14 @@ def _process(data: bytes, path: str, settings: Settings, mode: Mode, enabled: fr
         result.error = f"{first.where(path)}: {first.message}" + (
             f" (and {more} more unknown code{'s' if more > 1 else ''} in noqa comments)" if more else "")
     if mode is Mode.FIX:
+        from .outside import tf1_names_left
+
+        result.outside = tf1_names_left(result.fixed_source, path)
         result.findings = outcome.remaining
         result.fixed = sum(f.fixed for f in outcome.findings) if result.changed else 0
-    elif mode is Mode.ADD_NOQA:  # every finding is turned off by its comment
+    elif mode is Mode.ADD_NOQA:  # every finding check shows is turned off; those it covered show now
         result.findings = outcome.remaining if result.changed else outcome.findings
-        result.fixed = len(outcome.findings) - len(outcome.remaining) if result.changed else 0
+        result.fixed = len(outcome.findings) if result.changed else 0
     else:
         result.findings = outcome.findings
     if path.endswith(".ipynb") and module is not None:

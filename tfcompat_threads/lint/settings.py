@@ -112,7 +112,11 @@ def load(start: str) -> Settings:
     for key, value in table.items():
         field = FILE_KEYS.get(key)
         if field is None:
-            raise SettingsError(f"{path}: [{SECTION}] has no setting {key!r} (known: {', '.join(FILE_KEYS)})")
+            import difflib
+
+            close = difflib.get_close_matches(key.replace("_", "-").lower(), FILE_KEYS, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else f" (known: {', '.join(FILE_KEYS)})"
+            raise SettingsError(f"{path}: [{SECTION}] has no setting {key!r}{hint}")
         expected = bool if field.type == "bool" else str if field.type.startswith("str") else list
         if expected is list:
             if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
@@ -137,6 +141,8 @@ def describe(settings: Settings, from_file: set[str], from_command_line: set[str
     then the rules the run reports."""
     import json
 
+    from ..terminal import visible
+
     lines = [f"Settings file: {settings.source or 'none (no pyproject.toml with [' + SECTION + '] found)'}"]
     for key, field in FILE_KEYS.items():
         value = getattr(settings, field.name)
@@ -148,7 +154,7 @@ def describe(settings: Settings, from_file: set[str], from_command_line: set[str
             origin = settings.tf_version_source  # the option, the setting, or the declared requirement
         lines.append(f"{key} = {shown}  # {origin}")
     lines.append("# rules reported: " + ", ".join(sorted(settings.enabled())))
-    return "\n".join(lines) + "\n"
+    return "\n".join(map(visible, lines)) + "\n"  # file names and requirement lines, escaped
 
 
 def file_keys(path: str | None) -> set[str]:
@@ -158,21 +164,27 @@ def file_keys(path: str | None) -> set[str]:
 
 def checked_tf_version(text: str, where: str) -> str:
     """"X.Y" of a tf-version value ("1.15", "2.4.4"); SettingsError naming `where` for anything else."""
-    from ..options import release
+    from ..options import RELEASES, known_releases, release
 
     try:
-        return "%d.%d" % release(text)
+        found = release(text)
     except ValueError as error:
         raise SettingsError(f"{where}: {error}") from None
+    if found not in RELEASES:
+        raise SettingsError(f"{where}: {'%d.%d' % found} is not a TensorFlow release (known: {known_releases()})")
+    return "%d.%d" % found
 
 
 def with_declared_tf_version(settings: Settings, start: str) -> Settings:
     """`settings` with tf-version from the project's requirements when no setting gave one."""
     if settings.tf_version is not None:
         return settings
-    from .tf_requirement import declared
+    from .tf_requirement import RequirementError, declared
 
-    found = declared(start)
+    try:
+        found = declared(start)
+    except RequirementError as error:
+        raise SettingsError(str(error)) from None
     if found is None:
         return settings
     return settings.replace(tf_version=found.tf_version, tf_version_source=found.where)

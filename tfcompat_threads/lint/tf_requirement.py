@@ -8,7 +8,15 @@ every declaration of a distribution that installs `tensorflow` (tensorflow,
 tensorflow-cpu, tensorflow-gpu, tf-nightly ...) there counts. A declaration's
 lower bound is its `>=`, `==`, `~=` or `>` release (the highest if several);
 the oldest of the declarations is the answer. A declaration without a lower
-bound (`tensorflow`, `tensorflow<2`) says nothing.
+bound (`tensorflow`, `tensorflow<2`) says nothing; a bound newer than the
+newest release the tool knows is that release (its names are the newest).
+
+Each file is read as every file the tool reads is (files.read_bytes: regular
+files only, at most 10 MiB) and decoded as pip decodes it: by its byte order
+mark (UTF-8, UTF-16 or UTF-32, LE or BE), else as UTF-8. A file that cannot
+be read, TOML nested too deep to parse or a release number of more than
+RELEASE_DIGITS digits is a RequirementError: one line naming the file
+(`--tf-version` given, no requirement is read).
 
     >>> lower_bound("tensorflow-gpu>=1.14,<2 ; python_version < '3.8'")
     (1, 14)
@@ -16,15 +24,27 @@ bound (`tensorflow`, `tensorflow<2`) says nothing.
 
 from __future__ import annotations
 
+import codecs
 import os
 import re
 from typing import NamedTuple
 
 _FILES = re.compile(r"pyproject\.toml|setup\.py|setup\.cfg|requirements.*\.txt")
-_MENTION = re.compile(rb"tensorflow|tf-nightly|tf_nightly", re.I)
-_NAME = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*(.*)")
-_SPEC = re.compile(r"\s*(===|==|~=|>=|<=|!=|>|<)\s*(\d+)(?:\.(\d+))?")
+_MENTION = re.compile(r"tensorflow|tf-nightly|tf_nightly", re.I)
+# Each regular expression here is linear: no two quantifiers next to each other may take the same character.
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+_SPEC = re.compile(r"(===|==|~=|>=|<=|!=|>|<)[ \t]*([0-9]+)(?:\.([0-9]+))?")
 _LOWER = ("===", "==", "~=", ">=", ">")
+RELEASE_DIGITS = 4
+"""A release number longer than this is no TensorFlow release (nor one int() may parse)."""
+# pip's order of byte order marks (pip/_internal/utils/encoding.py), the 4-byte ones before the
+# 2-byte ones that begin them.
+_BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"),
+         (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
+
+
+class RequirementError(Exception):
+    """A requirement file that cannot be used; the message (one line) names it."""
 
 
 class Declared(NamedTuple):
@@ -39,20 +59,46 @@ class Declared(NamedTuple):
 
 def lower_bound(requirement: str) -> tuple[int, int] | None:
     """(major, minor) below which a requirement string allows no TensorFlow;
-    None when it is not TensorFlow's or has no lower bound."""
+    None when it is not TensorFlow's or has no lower bound (the newest known
+    release for a bound beyond it).
+    ValueError for a release number of more than RELEASE_DIGITS digits."""
+    from ..options import RELEASES
     from ..versions import DISTRIBUTIONS
 
-    match = _NAME.fullmatch(requirement.split(";")[0].split("#")[0])
-    if match is None or re.sub(r"[-_.]+", "-", match.group(1).lower()) not in DISTRIBUTIONS:
+    text = requirement.split(";")[0].split("#")[0].strip()
+    match = _NAME.match(text)
+    if match is None or re.sub(r"[-_.]+", "-", match.group(0).lower()) not in DISTRIBUTIONS:
         return None
-    bounds = [(int(major), int(minor or 0)) for spec in match.group(2).strip().strip("()").split(",")
-              if (found := _SPEC.match(spec)) and found.group(1) in _LOWER
-              for _, major, minor in [found.groups()]]
+    rest = text[match.end():].lstrip()
+    if rest.startswith("["):  # extras
+        rest = rest[rest.find("]") + 1:] if "]" in rest else ""
+    bounds = []
+    for spec in rest.strip().strip("()").split(","):
+        found = _SPEC.match(spec.strip())
+        if found is None or found.group(1) not in _LOWER:
+            continue
+        major, minor = found.group(2), found.group(3) or "0"
+        if len(major.lstrip("0")) > RELEASE_DIGITS or len(minor.lstrip("0")) > RELEASE_DIGITS:
+            raise ValueError(f"{found.group(1)}{major[:12]}{'...' if len(major) > 12 else ''}: not a TensorFlow "
+                             "release number")
+        bounds.append(min((int(major), int(minor)), RELEASES[-1]))
     return max(bounds) if bounds else None
 
 
+def decoded(data: bytes) -> str:
+    """A requirement file's text, as pip decodes it: by its byte order mark,
+    else UTF-8 (what cannot be decoded replaced)."""
+    for bom, encoding in _BOMS:
+        if data.startswith(bom):
+            return data[len(bom):].decode(encoding, errors="replace")
+    return data.decode("utf-8", errors="replace")
+
+
 def declared(start: str) -> Declared | None:
-    """The oldest TensorFlow the project holding `start` declares, or None."""
+    """The oldest TensorFlow the project holding `start` declares, or None;
+    RequirementError for a file there that cannot be read or used."""
+    from .files import FileError, read_bytes
+
     folder = os.path.realpath(start)
     if not os.path.isdir(folder):
         folder = os.path.dirname(folder)
@@ -69,23 +115,25 @@ def declared(start: str) -> Declared | None:
         folder = parent
     found = []
     for name in names:
+        path = os.path.join(folder, name)
         try:
-            with open(os.path.join(folder, name), "rb") as file:
-                data = file.read()
-        except OSError:
+            text = decoded(read_bytes(path))  # a FIFO, a device or a link to /dev/zero is not read
+        except FileError as error:
+            raise RequirementError(f"{error}; give --tf-version to read no requirement") from None
+        if not _MENTION.search(text):
             continue
-        if not _MENTION.search(data):
-            continue
-        text = data.decode("utf-8", errors="replace")
-        for requirement in _requirements(name, text):
-            bound = lower_bound(requirement)
+        for requirement in _requirements(path, name, text):
+            try:
+                bound = lower_bound(requirement)
+            except ValueError as error:
+                raise RequirementError(f"{path}: {error}; give --tf-version") from None
             if bound is not None:
                 shown = " ".join(requirement.split("#")[0].split())
-                found.append(Declared(bound, f"{os.path.join(folder, name)}: {shown}"))
+                found.append(Declared(bound, f"{path}: {shown}"))
     return min(found, default=None)
 
 
-def _requirements(name: str, text: str) -> list[str]:
+def _requirements(path: str, name: str, text: str) -> list[str]:
     """The requirement strings a file declares."""
     if name == "pyproject.toml":
         try:
@@ -96,19 +144,44 @@ def _requirements(name: str, text: str) -> list[str]:
             project = tomllib.loads(text).get("project", {})
         except tomllib.TOMLDecodeError:
             return []
+        except (RecursionError, MemoryError):  # arrays or tables nested a hundred thousand deep
+            raise RequirementError(f"{path}: TOML nested too deep to read; give --tf-version") from None
         dependencies = project.get("dependencies", []) if isinstance(project, dict) else []
         return [d for d in dependencies if isinstance(d, str)] if isinstance(dependencies, list) else []
-    if name == "setup.py":
-        match = re.search(r"install_requires\s*=\s*\[(.*?)\]", text, re.S)
-        return re.findall(r"""['"]([^'"\n]+)['"]""", match.group(1)) if match else []
-    if name == "setup.cfg":
-        import configparser
-
-        parser = configparser.ConfigParser(interpolation=None)
-        try:
-            parser.read_string(text)
-            value = parser.get("options", "install_requires", fallback="")
-        except configparser.Error:
-            return []
-        return [line for line in value.splitlines() if line.strip()]
+    if name == "setup.py":  # the first `install_requires=[...]`; an unclosed one ends the search (linear)
+        for match in re.finditer(r"install_requires[ \t\r\n]*=[ \t\r\n]*\[", text):
+            end = text.find("]", match.end())
+            if end < 0:
+                return []
+            return re.findall(r"""['"]([^'"\n]+)['"]""", text[match.end():end])
+        return []
+    if name == "setup.cfg":  # read as configparser reads it, line by line (its option pattern is quadratic)
+        return _options_install_requires(text)
     return [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith(("#", "-"))]
+
+
+def _options_install_requires(text: str) -> list[str]:
+    """`[options] install_requires` of a setup.cfg, as configparser (which
+    setuptools reads it with) finds it: a section header, `key = value` or
+    `key: value` (the key in any case), indented lines going on with the
+    value, `#` and `;` lines comments."""
+    section, key, values = None, None, []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped or stripped[0] in "#;":
+            continue
+        if line[0] in " \t" and key is not None:  # the value goes on
+            if section == "options" and key == "install_requires":
+                values.append(stripped)
+            continue
+        if stripped.startswith("[") and stripped.endswith("]"):
+            section, key = stripped[1:-1], None
+            continue
+        cut = min((at for at in (line.find("="), line.find(":")) if at >= 0), default=-1)
+        if cut < 0:
+            key = None
+            continue
+        key = line[:cut].strip().lower()
+        if section == "options" and key == "install_requires":
+            values = [line[cut + 1:].strip()]
+    return [value for value in values if value]

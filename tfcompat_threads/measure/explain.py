@@ -7,6 +7,7 @@ import os
 
 from ..options import BY_FIELD
 from ..shim import configure as runtime
+from ..shim.build import openmp_runtime
 from ..terminal import visible
 
 RELATED_ENV = (
@@ -33,6 +34,9 @@ def explain() -> dict:
         "inter_op": _pool_dict(state.inter_op, "TF_NUM_INTEROP_THREADS"),
         "env": env,
     }
+    openmp = openmp_runtime()
+    if openmp is not None:  # the official wheels' output stays as it was
+        data["build"] = {"openmp": openmp}
     data["notes"] = notes(data)
     return data
 
@@ -90,6 +94,23 @@ def notes(data: dict) -> dict[str, str]:
         out[key] = f"{pool['effective']} threads {what}; {origin}. {when}"
     env = data["env"]
     omp = env.get("OMP_NUM_THREADS")
+    if "build" in data:
+        library = data["build"]["openmp"]
+        out["OMP_NUM_THREADS"] = (f"set to {omp}: " if omp else f"not set ({cpus}, the CPUs): ") + (
+            f"this TensorFlow is an OpenMP build (it loads {library}, as Intel's does): its oneDNN matmuls and "
+            "convolutions run on an OpenMP pool of this many threads, whatever the intra-op pool's size; the "
+            "intra-op pool runs the other kernels (counted on intel-tensorflow 2.14). tfcompat_threads.configure("
+            "intra_op_parallelism_threads=N) sets it to N when it is unset and TensorFlow has not started.")
+        out["KMP_BLOCKTIME / KMP_AFFINITY"] = (
+            f"read by {library} when its pool starts: how long its threads wait busy after a parallel region, "
+            "and which CPUs they are bound to (Intel's OpenMP documentation; they do not size a pool).")
+        out["TF_ENABLE_ONEDNN_OPTS"] = (f"{env.get('TF_ENABLE_ONEDNN_OPTS')}: " if env.get("TF_ENABLE_ONEDNN_OPTS")
+                                        is not None else "not set: ") + "oneDNN kernels; here they run on OpenMP."
+        out["GPU"] = ("both pools are CPU threads; for a program whose heavy ops run on a GPU, measure what they "
+                      "change with `tfcompat-threads tune`.")
+        out["tf.data"] = ("tf.data has its own pools: tf.data.Options().threading.private_threadpool_size "
+                          "and max_intra_op_parallelism.")
+        return out
     out["OMP_NUM_THREADS"] = (
         f"set to {omp}: " if omp else "not set: "
     ) + ("does not size TensorFlow's pools on the official wheels (measured on tensorflow-cpu 2.15 and 2.21, "
@@ -114,6 +135,8 @@ def format_explain(data: dict) -> str:
         f"TensorFlow {data['tensorflow'] or 'not installed'} with {keras}, starts in {data['mode']} mode; "
         f"{data['cpus']} schedulable CPUs",
     ]
+    if "build" in data:
+        lines[0] += f"; an OpenMP build (it loads {data['build']['openmp']}): three pools, not two"
     for key, title in (("intra_op", "intra-op pool"), ("inter_op", "inter-op pool")):
         pool = data[key]
         env_name = BY_FIELD[f"{key}_parallelism_threads"].env
@@ -129,6 +152,7 @@ def format_explain(data: dict) -> str:
     lines.append("  environment:")
     for name, value in data["env"].items():
         lines.append(f"    {name}={value if value is not None else '(unset)'}")
-    for key in ("OMP_NUM_THREADS", "TF_ENABLE_ONEDNN_OPTS", "GPU", "tf.data"):
-        lines.append(f"  {key}: {data['notes'][key]}")
+    for key in ("OMP_NUM_THREADS", "KMP_BLOCKTIME / KMP_AFFINITY", "TF_ENABLE_ONEDNN_OPTS", "GPU", "tf.data"):
+        if key in data["notes"]:
+            lines.append(f"  {key}: {data['notes'][key]}")
     return "\n".join(map(visible, lines)) + "\n"  # an environment value is anyone's text

@@ -18,6 +18,7 @@ report = tct.configure(intra_op_parallelism_threads=intra, inter_op_parallelism_
 v1 = tf.compat.v1
 graph = not tf.executing_eagerly()  # TF 1.x: graph mode, as its programs run
 ran_on, lock = set(), threading.Lock()
+extra = {}
 
 def mark(x):  # an op that records the inter-op thread running it, and holds it a while
     with lock:
@@ -35,11 +36,23 @@ if graph:
     names = threads.thread_names()
     session.run(marks, {start: 1.0})
 else:
+    from tfcompat_threads.shim.build import openmp_runtime
+    openmp = openmp_runtime()
+    if openmp:  # the pools start at an int op (no oneDNN); the OpenMP pool at the first matmul
+        int(tf.constant(1) + 1)
+        before_heavy = set(threads.snapshot())
     x = tf.random.uniform((800, 800))
     for _ in range(2):
         y = tf.matmul(x, x)
     float(tf.reduce_sum(y))
     names = threads.thread_names()
+    if openmp:  # its workers: the threads the matmul started; the thread that ran it leads them
+        workers = {tid: name for tid, (name, _) in threads.snapshot().items() if tid not in before_heavy}
+        for name in workers.values():
+            names[name] -= 1
+        extra["openmp"] = {"library": openmp, "threads": len(workers) + 1,
+                           "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS"),
+                           "set_by_shim": any(a.field == "OMP_NUM_THREADS" for a in report.applied)}
 
     @tf.function
     def marks(start):  # stateless, on a traced input: run by the inter-op pool, not folded
@@ -54,6 +67,7 @@ print(json.dumps({
     "cpus": len(os.sched_getaffinity(0)),
     "applied": [a.how for a in report.applied],
     "effective": tct.effective().as_dict(),
+    **extra,
 }))
 """
 
@@ -91,10 +105,17 @@ def probe(intra: int = 0, inter: int = 0, python: str = sys.executable, timeout:
         "observed": {"intra_op": sizes["intra_op"], "inter_op": sizes["inter_op"]},
         "threads": child["names"],
         "how_counted": sizes["how"],
+        **({"openmp": {**child["openmp"], "how": OPENMP_HOW}} if "openmp" in child else {}),
         "applied": child["applied"],
         "effective": {k: child["effective"][k] for k in ("intra_op", "inter_op")},
         "seconds": round(result.seconds, 2),
     }
+
+
+OPENMP_HOW = ("an OpenMP build: oneDNN's matmuls and convolutions run on an OpenMP pool, sized by "
+              "OMP_NUM_THREADS (default: the CPUs), not by the intra-op setting; counted as the threads the "
+              "first matmul started (after the two pools had started at an int op) plus the thread that ran it, "
+              "and left out of the two pools")
 
 
 def _asked(value: int, cpus: int) -> str:
@@ -112,6 +133,15 @@ def format_probe(data: dict) -> str:
         f"  observed: intra-op pool {_threads(observed['intra_op'])}, inter-op pool {_threads(observed['inter_op'])}",
         f"  threads of the process by name: {data['threads']}",
         f"  counted from: {data['how_counted']}",
+    ]
+    if "openmp" in data:
+        openmp = data["openmp"]
+        omp = openmp["OMP_NUM_THREADS"]
+        by = " (set by the shim from the intra-op count)" if openmp["set_by_shim"] else ""
+        lines[1] += (f", OpenMP pool {_threads(openmp['threads'])} ({openmp['library']}; "
+                     + (f"OMP_NUM_THREADS={omp}{by}" if omp else "OMP_NUM_THREADS unset: the CPUs") + ")")
+        lines.append(f"  OpenMP: {openmp['how']}")
+    lines += [
         f"  applied through the shim: {'; '.join(data['applied']) or 'nothing (both left to TensorFlow)'}",
     ]
     return "\n".join(lines) + "\n"

@@ -36,6 +36,7 @@ from .. import options as _options
 from ..errors import ThreadConfigError, ThreadConfigWarning, UnmappedOptionWarning, warn_at_caller
 from ..options import Action
 from ..versions import env_threads_match_config, execution_mode, has_tf_config, tf_version
+from .build import openmp_pool_env, openmp_runtime
 
 CONFLICT_MODES = ("raise", "warn")
 
@@ -45,6 +46,8 @@ INT32 = range(-(2**31), 2**31)
 _graph_pools: dict[str, int] = {}
 # Fields configure() recorded in graph mode, merged into this package's sessions.
 _graph_defaults: dict[str, Any] = {}
+# OMP_NUM_THREADS as configure() set it (an OpenMP build), so a later call may change it.
+_openmp_set: dict[str, str] = {}
 
 
 @dataclass
@@ -152,6 +155,8 @@ def _configured_threads(field_name: str) -> int:
     tf = _tf()
     if tf is None:
         return 0
+    if execution_mode().endswith("graph"):
+        _notice_earlier_sessions()
     if field_name in _graph_pools:
         return _graph_pools[field_name]
     version = tf_version()
@@ -532,7 +537,36 @@ def apply_fields(fields: Mapping[str, Any], on_conflict: str = "raise") -> Repor
             _skip(report, name, value, "not a ConfigProto field this package knows")
         else:
             _apply(option, name, value, report, on_conflict)
+    intra = fields.get("intra_op_parallelism_threads")
+    if intra and any(a.field == "intra_op_parallelism_threads" for a in report.applied):
+        _openmp_pool(intra, report)
     return report
+
+
+def _openmp_pool(value: int, report: Report) -> None:
+    """On an OpenMP build (shim/build.py), oneDNN's matmuls and convolutions
+    run on an OpenMP pool that OMP_NUM_THREADS sizes, not on the intra-op
+    pool: a legacy intra_op_parallelism_threads=N meant N threads inside one
+    op, so OMP_NUM_THREADS=N too, while the OpenMP pool has not started (it
+    reads the variable at the first op) and the user left it unset."""
+    library = openmp_runtime()
+    if library is None:
+        return
+    what = (f"this TensorFlow is an OpenMP build (it loads {library}): its oneDNN matmuls and convolutions "
+            "run on an OpenMP pool that OMP_NUM_THREADS sizes, not on the intra-op pool")
+    if "OMP_NUM_THREADS" in os.environ and os.environ["OMP_NUM_THREADS"] != _openmp_set.get("value"):
+        theirs = os.environ["OMP_NUM_THREADS"]
+        _skip(report, "OMP_NUM_THREADS", value, f"{what}; left as the environment sets it "
+              f"(OMP_NUM_THREADS={theirs!r}, {openmp_pool_env() or 'not a thread count: the CPUs'})",
+              ThreadConfigWarning)
+    elif runtime_started():
+        _skip(report, "OMP_NUM_THREADS", value, f"{what}; TensorFlow has started, so its OpenMP pool may run "
+              f"already with the CPUs' count ({schedulable_cpus()}): set OMP_NUM_THREADS={value} in the "
+              "environment before the process starts", ThreadConfigWarning)
+    else:
+        os.environ["OMP_NUM_THREADS"] = _openmp_set["value"] = str(value)
+        report.applied.append(Applied("OMP_NUM_THREADS", value, f"environment OMP_NUM_THREADS={value} (read when "
+                                      f"the OpenMP pool starts, at the first op): {what}"))
 
 
 def _skip(report: Report, name: str, value: Any, reason: str, category=UnmappedOptionWarning) -> None:
@@ -590,6 +624,7 @@ def _set_env(option, value: int) -> str:
 
 
 def _record_graph_default(option, name: str, value) -> str:
+    _notice_earlier_sessions()
     if option.field in _options.THREAD_FIELDS:
         if name in _graph_pools:
             return _keep_running_pool(option, value, _pool(name))
@@ -621,7 +656,7 @@ def wrap_sessions() -> None:
             merged = config_proto(_graph_defaults)
             if config is None or isinstance(config, type(merged)):  # anything else: TensorFlow's own error
                 if config is not None:
-                    merged.MergeFrom(config)
+                    merge_keeping_own(merged, config)
                 config = merged
         original(self, target, graph, config)
         note_graph_session_started(config)
@@ -629,6 +664,49 @@ def wrap_sessions() -> None:
     __init__._tfcompat_threads = True
     __init__.__wrapped__ = original
     base.__init__ = __init__
+
+
+def merge_keeping_own(defaults, config) -> None:
+    """`defaults.MergeFrom(config)`, except that a repeated field the config
+    sets replaces the default's, at every depth: protobuf appends, so a
+    session asking for a pool of 5 got `session_inter_op_thread_pool`
+    [3, 5] and ran on the 3."""
+    for descriptor, value in config.ListFields():
+        name = descriptor.name
+        message = descriptor.message_type
+        repeated = (descriptor.is_repeated if hasattr(descriptor, "is_repeated")  # newer protobuf: no label
+                    else descriptor.label == descriptor.LABEL_REPEATED)
+        if repeated:
+            if message is not None and message.GetOptions().map_entry:  # a map: per key, the config's wins
+                getattr(defaults, name).MergeFrom(value)
+            else:
+                defaults.ClearField(name)
+                getattr(defaults, name).extend(value)
+        elif message is not None:
+            getattr(defaults, name).SetInParent()
+            merge_keeping_own(getattr(defaults, name), value)
+        else:
+            setattr(defaults, name, value)
+
+
+def _notice_earlier_sessions() -> None:
+    """Graph mode: a session made before the first configure() (so before
+    BaseSession was wrapped) fixed the process's pools already; note them
+    from the live sessions TensorFlow made, so a later different size is a
+    conflict and effective() says what the pools are. A session already
+    collected cannot be seen."""
+    if _graph_pools or _tf() is None:
+        return
+    tf_session = sys.modules.get("tensorflow.python.client.session")
+    if tf_session is None or getattr(tf_session.BaseSession.__init__, "_tfcompat_threads", False):
+        return
+    import gc
+
+    base = tf_session.BaseSession
+    for found in gc.get_objects():
+        if isinstance(found, base):
+            note_graph_session_started(getattr(found, "_config", None))
+            return
 
 
 def graph_defaults() -> dict[str, Any]:

@@ -1,0 +1,142 @@
+"""Intel's OpenMP build (issue 27): the tools know the build from what
+TensorFlow itself says and loads, and the shim keeps a legacy intra-op
+count's meaning there.
+
+On intel-tensorflow (2.14 on Python 3.11 in scripts/test) oneDNN reports
+`cpu,runtime:OpenMP` and its matmuls and convolutions run on an OpenMP pool
+sized by OMP_NUM_THREADS (default: the CPUs), whatever the intra-op setting;
+the official wheels report `cpu,runtime:threadpool`. Every pool here is
+counted from the threads of a TensorFlow process of its own
+(tests/tfproc.py), against TensorFlow's own API on the same build.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+
+from tests import tfproc
+
+BUILD = "from tfcompat_threads.shim import build; print(json.dumps(build.openmp_runtime()))"
+
+
+@pytest.mark.tf
+def test_the_build_is_told_from_what_tensorflow_says_and_loads():
+    """The package's answer (from the libraries TensorFlow's framework
+    library needs, without importing it) is what oneDNN says at run time
+    and what the process maps: OpenMP and libiomp5 on Intel's build,
+    threadpool and no OpenMP library on the official wheels; `explain`
+    names the OpenMP build and says what OMP_NUM_THREADS sizes there."""
+    said = tfproc.onednn_runtime()
+    package = json.loads(subprocess.run([tfproc.TF_PYTHON, "-c", "import json\n" + BUILD], capture_output=True,
+                                        text=True, timeout=120, check=True).stdout)
+    explained = json.loads(subprocess.run([tfproc.TF_PYTHON, "-m", "tfcompat_threads", "explain", "--json"],
+                                          capture_output=True, text=True, timeout=120, check=True).stdout)
+    assert said["runtime"] in ("OpenMP", "threadpool"), said
+    if said["runtime"] == "OpenMP":
+        assert package is not None and package in said["mapped"], (package, said)
+        assert explained["build"] == {"openmp": package}
+        assert "OpenMP build" in explained["notes"]["OMP_NUM_THREADS"]
+    else:
+        assert package is None and said["mapped"] == [], (package, said)
+        assert "build" not in explained and "official wheels" in explained["notes"]["OMP_NUM_THREADS"]
+
+
+CONFIGURE = """
+import os, warnings
+warnings.simplefilter("ignore")
+import tfcompat_threads as tct
+report = tct.configure(intra_op_parallelism_threads={intra}, inter_op_parallelism_threads=1)
+import tensorflow as tf
+work(tf)
+emit(applied={{a.field: a.how for a in report.applied}}, skipped={{s.field: s.reason for s in report.skipped}},
+     omp=os.environ.get("OMP_NUM_THREADS"))
+"""
+
+OWN_API = """
+import tensorflow as tf
+tf.config.threading.set_intra_op_parallelism_threads({intra})
+tf.config.threading.set_inter_op_parallelism_threads(1)
+work(tf)
+emit()
+"""
+
+
+@pytest.mark.tf
+def test_an_intra_op_count_sizes_what_runs_one_op_on_each_build():
+    """configure(intra_op_parallelism_threads=1) before TensorFlow starts:
+    on an OpenMP build it also sets OMP_NUM_THREADS=1 (the user left it
+    unset) and says so in the Report; the process has as many threads as
+    TensorFlow's own API with OMP_NUM_THREADS=1, and fewer than without it
+    (the OpenMP pool of the 2+ CPUs has a worker more). On the official
+    wheels nothing but the two pools is touched."""
+    result = tfproc.run(CONFIGURE.format(intra=1))
+    own = tfproc.run(OWN_API.format(intra=1))
+    if tfproc.openmp_build():
+        assert result["omp"] == "1" and "OMP_NUM_THREADS" in result["applied"], result["applied"]
+        assert "OpenMP build" in result["applied"]["OMP_NUM_THREADS"]
+        own_omp = tfproc.run(OWN_API.format(intra=1), env={"OMP_NUM_THREADS": "1"})
+        assert tfproc.total(result) == tfproc.total(own_omp) < tfproc.total(own), \
+            (result["threads"], own_omp["threads"], own["threads"])
+    else:
+        assert result["omp"] is None and set(result["applied"]) == {"intra_op_parallelism_threads",
+                                                                    "inter_op_parallelism_threads"}
+        assert result["skipped"] == {}
+        assert tfproc.total(result) == tfproc.total(own), (result["threads"], own["threads"])
+
+
+@pytest.mark.tf(build="openmp")
+def test_an_omp_num_threads_the_user_set_is_kept_and_reported():
+    """OMP_NUM_THREADS=3 in the environment: configure(intra_op=1) leaves it,
+    reports it skipped with the reason; the process counts as TensorFlow's
+    own API with OMP_NUM_THREADS=3 (an OpenMP pool of 3, more threads than 1)."""
+    result = tfproc.run(CONFIGURE.format(intra=1), env={"OMP_NUM_THREADS": "3"})
+    assert result["omp"] == "3" and "OMP_NUM_THREADS" not in result["applied"], result["applied"]
+    assert "left as the environment sets it (OMP_NUM_THREADS='3'" in result["skipped"]["OMP_NUM_THREADS"]
+    own3 = tfproc.run(OWN_API.format(intra=1), env={"OMP_NUM_THREADS": "3"})
+    own1 = tfproc.run(OWN_API.format(intra=1), env={"OMP_NUM_THREADS": "1"})
+    assert tfproc.total(result) == tfproc.total(own3) == tfproc.total(own1) + 2, \
+        (result["threads"], own3["threads"], own1["threads"])
+
+
+LATE = """
+import os, warnings
+warnings.simplefilter("ignore")
+import tensorflow as tf
+work(tf)
+import tfcompat_threads as tct
+report = tct.configure(intra_op_parallelism_threads=tct.effective().intra_op.effective)
+emit(applied=[a.field for a in report.applied], skipped={s.field: s.reason for s in report.skipped},
+     omp=os.environ.get("OMP_NUM_THREADS"))
+"""
+
+
+@pytest.mark.tf(build="openmp")
+def test_too_late_for_the_openmp_pool_is_reported_not_applied():
+    """After the first op the OpenMP pool runs with the CPUs' count: a
+    configure() then keeps the intra-op pool (the same size), does not
+    claim OMP_NUM_THREADS, and says to set it before the process starts."""
+    result = tfproc.run(LATE)
+    assert result["applied"] == ["intra_op_parallelism_threads"] and result["omp"] is None, result
+    assert "set OMP_NUM_THREADS=" in result["skipped"]["OMP_NUM_THREADS"], result["skipped"]
+
+
+@pytest.mark.tf(build="openmp")
+def test_probe_counts_the_openmp_pool_apart_from_the_two_pools():
+    """`probe --intra 1 --inter 1 --env OMP_NUM_THREADS=4`: intra-op 1,
+    inter-op 1 and an OpenMP pool of 4 (the OpenMP threads were counted as
+    intra-op: 4); its threads in all are those of TensorFlow's own API with
+    OMP_NUM_THREADS=4, and 3 more than with OMP_NUM_THREADS=1."""
+    done = subprocess.run([tfproc.TF_PYTHON, "-m", "tfcompat_threads", "probe", "--intra", "1", "--inter", "1",
+                           "--env", "OMP_NUM_THREADS=4", "--json"], capture_output=True, text=True, timeout=300,
+                          env=tfproc.child_env())
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["observed"] == {"intra_op": 1, "inter_op": 1}, data
+    assert data["openmp"]["threads"] == 4 and data["openmp"]["OMP_NUM_THREADS"] == "4", data["openmp"]
+    own4 = tfproc.run(OWN_API.format(intra=1), env={"OMP_NUM_THREADS": "4"})
+    own1 = tfproc.run(OWN_API.format(intra=1), env={"OMP_NUM_THREADS": "1"})
+    counted = sum(data["threads"].values()) + data["openmp"]["threads"] - 1
+    assert counted == tfproc.total(own4) == tfproc.total(own1) + 3, (data["threads"], own4["threads"])

@@ -1,0 +1,75 @@
+"""What `fix` leaves outside its scope: the TF1-only names a file still uses
+that are not session or thread config (`tf.placeholder`, `tf.get_variable`
+...). Those are `tf_upgrade_v2`'s work; `fix` counts them so that "no
+finding left" is not read as "runs on TF2". Only files the run parsed anyway
+are looked at (past the byte pre-filter), with Python's own `ast`."""
+
+from __future__ import annotations
+
+import ast
+import json
+from collections import Counter
+
+from ..codemod import symbols
+from ..codemod.guards import TF1_MARKERS
+from ..codemod.scopes import Scopes
+
+# The names TF2's root module lacks (the guards' list, which tests/test_outside.py
+# checks against the installed TensorFlow) that are no session config.
+TF1_ONLY_OUTSIDE = frozenset(TF1_MARKERS - symbols.TF1_ONLY)
+
+
+def _code(data: bytes, path: str) -> list[str]:
+    """The Python source of a file: a notebook's code cells (magics and shell lines dropped)."""
+    if not path.endswith(".ipynb"):
+        return [data.decode("utf-8", "replace")]
+    cells = json.loads(data).get("cells", [])
+    sources = []
+    for cell in cells:
+        if cell.get("cell_type") == "code":
+            source = cell.get("source", "")
+            text = source if isinstance(source, str) else "".join(source)
+            sources.append("\n".join(line for line in text.splitlines() if not line.lstrip().startswith(("%", "!"))))
+    return sources
+
+
+def tf1_names_left(data: bytes, path: str) -> Counter:
+    """`tf.NAME` -> uses, for each TF1-only name outside session config the file reads."""
+    found: Counter = Counter()
+    if not any(marker.rpartition(".")[2].encode() in data for marker in TF1_ONLY_OUTSIDE):
+        return found  # a byte test first: most files name none of them
+    try:
+        sources = _code(data, path)
+    except ValueError:
+        return found
+    for source in sources:
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError):
+            continue
+        scopes = Scopes(tree)
+        for node in scopes.scopes:
+            if type(node) not in (ast.Name, ast.Attribute):
+                continue
+            parent = scopes.parents.get(node)
+            if type(parent) is ast.Attribute and parent.value is node:
+                continue  # only the longest chain at each place
+            for name in scopes.qualified_names(node):
+                for marker in _markers(name):
+                    found[f"tf.{marker}"] += 1
+    return found
+
+
+def _markers(qualified: str) -> list[str]:
+    if not qualified.startswith("tensorflow."):
+        return []
+    rest = qualified[len("tensorflow."):]
+    return [m for m in TF1_ONLY_OUTSIDE if rest == m or rest.startswith(m + ".")][:1]
+
+
+def line(path: str, names: Counter) -> str:
+    """The one line `fix` prints for such a file."""
+    uses = sum(names.values())
+    listed = ", ".join(name for name, _ in names.most_common())
+    return (f"{path}: {uses} use{'s' if uses != 1 else ''} of TF1-only names outside session and thread config "
+            f"left ({listed}): not this tool's scope, `tf_upgrade_v2` rewrites them")
