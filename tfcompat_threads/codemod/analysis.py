@@ -61,6 +61,8 @@ class Analysis:
                 self.ifs.append(node)
         from .guards import tf1_regions
 
+        self.guard_values: dict = {}
+        """What codemod/guards.py found a flag or predicate to be (evaluated once)."""
         self.tf1_regions = tf1_regions(self)
         """Text ranges of code that runs on TF1 only: it is right where it runs,
         so it is no part of any flow, finding or fix."""

@@ -9,6 +9,7 @@ import ast
 import contextlib
 import re
 from collections.abc import Callable
+from typing import NamedTuple
 from pathlib import Path
 
 from ..options import Applicability
@@ -259,35 +260,55 @@ class Module:
         return changed
 
 
+class LintOptions(NamedTuple):
+    """How one module is linted and fixed: `run`'s keyword arguments, as one
+    value (see _run)."""
+
+    target: str = "native"
+    wants: Callable[[str], bool] | None = None
+    unsafe_fixes: bool = False
+    fix: bool = True
+    noqa: bool = True
+    path: str | None = None
+    memo: object = None
+    add_noqa: bool = False
+    tf_version: str | None = None
+
+
 def run(document: bytes | Module, target: str = "native", filename: str | None = None, **options) -> Outcome:
-    """Findings of one module and, with `fix`, the fixed module (see _run).
-    The cyclic garbage collector waits meanwhile: the trees are acyclic, and
-    its passes over hundreds of thousands of nodes cost more than the work."""
+    """Findings of one module and, with `fix`, the fixed module (see _run)."""
+    with collector_paused():
+        return _run(document, filename, LintOptions(target, **options))
+
+
+@contextlib.contextmanager
+def collector_paused():
+    """The cyclic garbage collector waits meanwhile: trees and notebook
+    documents are acyclic, and its passes over hundreds of thousands of
+    nodes (or a notebook's megabytes of outputs) cost more than the work."""
     import gc
 
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return _run(document, target, filename, **options)
+        yield
     finally:
         if enabled:
             gc.enable()
 
 
-def _run(document: bytes | Module, target: str = "native", filename: str | None = None, *,
-        wants: Callable[[str], bool] | None = None, unsafe_fixes: bool = False,
-        fix: bool = True, noqa: bool = True, path: str | None = None, memo=None,
-        add_noqa: bool = False, tf_version: str | None = None) -> Outcome:
+def _run(document: bytes | Module, filename: str | None, options: LintOptions) -> Outcome:
     """Findings of one module and, with `fix`, the fixed module (a .py file's
     bytes, or a `Module`-like document such as a notebook, edited in place).
     Raises SourceError for code that cannot be decoded or parsed, and never
-    hands back code that does not parse. `path`: the file on disk, when
+    hands back code that does not parse. Options: `path`: the file on disk, when
     `filename` is not it (a notebook's module). `wants`: the codes to report
     (default: the rules on by default). `memo` (lint/cache.py): the first
     round's findings and edits, kept by an earlier run of the same settings
     when the module's bytes and everything its analysis read are unchanged.
     `tf_version`: the oldest TensorFlow ("X.Y") the fixed code must run on
     (None: the newest names)."""
+    target, wants, unsafe_fixes, fix, noqa, path, memo, add_noqa, tf_version = options
     if wants is None:
         from .rules import DEFAULT
 

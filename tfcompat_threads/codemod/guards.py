@@ -317,11 +317,7 @@ def _predicate(analysis, func: ast.expr, major: str):
     if len(body) != 1 or type(body[0]) is not ast.Return or body[0].value is None or \
             arguments.args or arguments.posonlyargs or arguments.vararg or arguments.kwonlyargs or arguments.kwarg:
         raise Undecided
-    _depth[0] += 1
-    try:
-        return _evaluate(where, body[0].value, major)
-    finally:
-        _depth[0] -= 1
+    return _remembered(where, body[0].value, major)
 
 
 def _flag(analysis, node: ast.Name, major: str):
@@ -332,11 +328,27 @@ def _flag(analysis, node: ast.Name, major: str):
     if type(holder) is not ast.Assign or len(holder.targets) != 1 or holder.targets[0] is not bindings[0].node \
             or _depth[0] >= MAX_PREDICATE_DEPTH:
         raise Undecided
-    _depth[0] += 1
-    try:
-        return _evaluate(analysis, holder.value, major)
-    finally:
-        _depth[0] -= 1
+    return _remembered(analysis, holder.value, major)
+
+
+def _remembered(analysis, node: ast.expr, major: str):
+    """The value of a predicate's or a flag's expression, one level deeper:
+    evaluated once per analysis, depth and release (a module tests the same
+    flag in hundreds of `if`s)."""
+    key = (node, major, _depth[0])
+    known = analysis.guard_values.get(key)
+    if known is None:
+        _depth[0] += 1
+        try:
+            known = (True, _evaluate(analysis, node, major))
+        except _FAILED as error:
+            known = (False, type(error))
+        finally:
+            _depth[0] -= 1
+        analysis.guard_values[key] = known
+    if known[0]:
+        return known[1]
+    raise known[1]
 
 
 def _is_docstring(statement: ast.stmt) -> bool:

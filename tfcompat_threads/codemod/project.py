@@ -249,7 +249,7 @@ class Project:
     def module_file(self, importer: Path, module: str, level: int = 0) -> Path | None:
         """The file of the project that `import module` (or a relative import
         of `level` dots) from `importer` would load, if it is one of ours."""
-        key = (Path(importer).parent, module, level)
+        key = (importer, module, level)
         if key in self._module_files:
             found = self._module_files[key]
             self._note("module_file", str(importer), module, level, None if found is None else str(found))

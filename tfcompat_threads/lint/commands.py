@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from typing import NamedTuple
 
 import click
 
@@ -172,7 +173,7 @@ def _interruptible(mode: Mode, options: dict) -> None:
     rewritten (each file wholly: files.py holds the signal during a write)."""
     rewritten: list[str] = []
     try:
-        code = _run(mode, **options, rewritten=rewritten)
+        code = _run(mode, Invocation(**options), rewritten)
     except KeyboardInterrupt:
         if mode is Mode.FIX:
             count = f"{len(rewritten)} file{'s' if len(rewritten) != 1 else ''}"
@@ -184,63 +185,114 @@ def _interruptible(mode: Mode, options: dict) -> None:
     sys.exit(code)
 
 
-def _run(mode: Mode, paths, target, tf_version, show_settings, unsafe_fixes, select, extend_select, ignore,
-         output_format, statistics, jobs, quiet, exit_zero, stdin_filename, force_exclude, no_cache,
-         show_fixes=False, rewritten=None) -> int:
-    from ..terminal import visible
-    from . import formats, runner
-    from .files import FileError, discover, read_stdin, write_atomic
+class Invocation(NamedTuple):
+    """What a check, diff or fix was asked for on its command line: one
+    value that every step of the run reads."""
+
+    paths: tuple[str, ...]
+    target: str | None
+    tf_version: str | None
+    show_settings: bool
+    unsafe_fixes: bool | None
+    select: tuple[str, ...]
+    extend_select: tuple[str, ...]
+    ignore: tuple[str, ...]
+    output_format: str
+    statistics: bool
+    jobs: int | None
+    quiet: bool
+    exit_zero: bool
+    stdin_filename: str | None
+    force_exclude: bool
+    no_cache: bool
+    show_fixes: bool = False
+
+    @property
+    def from_stdin(self) -> bool:
+        return self.paths == ("-",) or (self.stdin_filename is not None and not self.paths)
+
+    def settings(self):
+        return _settings(self.paths or (".",), self.stdin_filename, self.target, self.tf_version,
+                         self.unsafe_fixes, self.select, self.extend_select, self.ignore)
+
+
+def _run(mode: Mode, asked: Invocation, rewritten=None) -> int:
+    from . import runner
     from .report import Report
 
     started = time.perf_counter()
-    if "-" in paths and len(paths) > 1:
-        raise click.UsageError("`-` (standard input) cannot be mixed with other paths")
-    if stdin_filename is not None and paths and paths != ("-",):
-        raise click.UsageError("--stdin-filename names standard input: give no paths (or `-`) with it")
-    if mode is Mode.DIFF and output_format != "text":  # ruff's --diff prints the diff alone, too
-        raise click.UsageError(f"diff prints a unified diff, never {output_format}: for the findings and their "
-                               f"fixes as {output_format}, run `check --output-format {output_format}`")
-    # JSON carries each fix's edits: a check that prints it makes the fixed text (as diff does), writes nothing
-    work = Mode.DIFF if mode is Mode.CHECK and output_format == "json" else mode
-    from_stdin = paths == ("-",) or (stdin_filename is not None and not paths)
-    if from_stdin and mode is Mode.ADD_NOQA:
-        raise click.UsageError("--add-noqa writes files: it cannot read standard input")
-    paths = paths or (".",)
-    settings = _settings(paths, stdin_filename, target, tf_version, unsafe_fixes, select, extend_select, ignore)
-    if show_settings:
+    _refuse_usage(mode, asked)
+    settings = asked.settings()
+    if asked.show_settings:
         from .settings import describe, file_keys
 
-        given = {name for name, value in (("target", target), ("tf_version", tf_version),
-                                           ("unsafe_fixes", unsafe_fixes), ("select", select),
-                                           ("extend_select", extend_select), ("ignore", ignore))
-                 if value not in (None, ())}
+        given = {name for name in ("target", "tf_version", "unsafe_fixes", "select", "extend_select", "ignore")
+                 if getattr(asked, name) not in (None, ())}
         click.echo(describe(settings, file_keys(settings.source), given), nl=False)
         return 0
-    report = Report(mode, settings.unsafe_fixes, unsafe_flag=bool(unsafe_fixes))
-    code_to_stdout = mode is Mode.FIX and from_stdin  # `fix -`: standard output is the file
-    data_to_stdout = code_to_stdout or mode is Mode.DIFF  # then findings and the summary go to stderr
-    if from_stdin:
-        name = stdin_filename or "-"
+    report = Report(mode, settings.unsafe_fixes, unsafe_flag=bool(asked.unsafe_fixes))
+    # JSON carries each fix's edits: a check that prints it makes the fixed text (as diff does), writes nothing
+    work = Mode.DIFF if mode is Mode.CHECK and asked.output_format == "json" else mode
+    if asked.from_stdin:
+        from .files import FileError, read_stdin
+
+        name = asked.stdin_filename or "-"
         try:
             data = read_stdin()
         except FileError as error:
-            data, results = b"", [runner.FileResult(name, error=str(error))]
+            results = [runner.FileResult(name, error=str(error))]
         else:
             results = [runner.process_source(data, name, settings, work)]
     else:
-        files, missing = discover(list(paths), settings.excludes, force_exclude)
-        for message in missing:
-            report.failed(message)
-        results = runner.run(files, settings, work, jobs, cache=not no_cache, trees=paths)
-        if sys.stderr.isatty() and not quiet and len(files) > 100:
-            results = _with_progress(results, len(files))
-        if mode is Mode.FIX:
-            # every file is analysed before any is written: a flow followed into another module reads it as
-            # the run found it, whatever order the files are done in (and Ctrl-C meanwhile writes nothing)
-            results = list(results)
+        results = _results(mode, work, asked, settings, report)
+    entries, written, fixes = _apply(mode, asked, results, report, rewritten)
+    return _show(mode, asked, report, entries, written, fixes, time.perf_counter() - started)
+
+
+def _refuse_usage(mode: Mode, asked: Invocation) -> None:
+    """What the options cannot mean together: a usage error (exit 2)."""
+    paths = asked.paths
+    if "-" in paths and len(paths) > 1:
+        raise click.UsageError("`-` (standard input) cannot be mixed with other paths")
+    if asked.stdin_filename is not None and paths and paths != ("-",):
+        raise click.UsageError("--stdin-filename names standard input: give no paths (or `-`) with it")
+    if mode is Mode.DIFF and asked.output_format != "text":  # ruff's --diff prints the diff alone, too
+        raise click.UsageError(f"diff prints a unified diff, never {asked.output_format}: for the findings and "
+                               f"their fixes as {asked.output_format}, run "
+                               f"`check --output-format {asked.output_format}`")
+    if asked.from_stdin and mode is Mode.ADD_NOQA:
+        raise click.UsageError("--add-noqa writes files: it cannot read standard input")
+
+
+def _results(mode: Mode, work: Mode, asked: Invocation, settings, report):
+    """Each file's result, as the runner makes them (fix: all of them first)."""
+    from . import runner
+    from .files import discover
+
+    files, missing = discover(list(asked.paths or (".",)), settings.excludes, asked.force_exclude)
+    for message in missing:
+        report.failed(message)
+    results = runner.run(files, settings, work, asked.jobs, cache=not asked.no_cache, trees=asked.paths or (".",))
+    if sys.stderr.isatty() and not asked.quiet and len(files) > 100:
+        results = _with_progress(results, len(files))
+    if mode is Mode.FIX:
+        # every file is analysed before any is written: a flow followed into another module reads it as
+        # the run found it, whatever order the files are done in (and Ctrl-C meanwhile writes nothing)
+        results = list(results)
+    return results
+
+
+def _apply(mode: Mode, asked: Invocation, results, report, rewritten):
+    """Report each result; diff prints its diff, fix writes it. (entries,
+    written, fixes): the findings by path, the results fix wrote by real
+    path (places in them moved), and the findings fixed in each file."""
+    from . import formats
+    from .files import FileError, write_atomic
+
+    code_to_stdout = mode is Mode.FIX and asked.from_stdin  # `fix -`: standard output is the file
     entries = []
-    written: dict = {}  # real path -> result, of the files fix wrote: places in them moved
-    fixes: list[tuple[str, list]] = []  # (path, the findings fixed in it), for --show-fixes
+    written: dict = {}
+    fixes: list[tuple[str, list]] = []
     diff_style = formats.Style.for_stream(sys.stdout)
     for result in results:
         report.done(result)
@@ -277,33 +329,44 @@ def _run(mode: Mode, paths, target, tf_version, show_settings, unsafe_fixes, sel
                 rewritten.append(result.path)
             fixes.append((result.path, [f for f in result.found if f.fixed]))
             written[os.path.realpath(result.path)] = result
+    return entries, written, fixes
+
+
+def _show(mode: Mode, asked: Invocation, report, entries, written: dict, fixes, seconds: float) -> int:
+    """Print the findings, the statistics, what was fixed, the errors and the
+    summary, each to the stream it goes to; the exit code."""
+    from ..terminal import visible
+    from . import formats
+
+    code_to_stdout = mode is Mode.FIX and asked.from_stdin
+    data_to_stdout = code_to_stdout or mode is Mode.DIFF  # then findings and the summary go to stderr
     if entries:
         _show_places(entries, written)
     style = formats.Style.for_stream(sys.stderr if data_to_stdout else sys.stdout)
-    rendered = formats.render(output_format, entries, show_fixable=mode is not Mode.FIX, style=style)
-    human = output_format in ("text", "concise")
-    listing = not (mode is Mode.DIFF and human) and not (statistics and human)
+    rendered = formats.render(asked.output_format, entries, show_fixable=mode is not Mode.FIX, style=style)
+    human = asked.output_format in ("text", "concise")
+    listing = not (mode is Mode.DIFF and human) and not (asked.statistics and human)
     if rendered and listing:  # --statistics: the table instead of the listing (as ruff)
         # click strips colour off a stream that is no terminal: FORCE_COLOR keeps it
         click.echo(rendered, nl=False, err=data_to_stdout, color=style.enabled or None)
     info = data_to_stdout or not human
-    if statistics:
+    if asked.statistics:
         click.echo(_statistics(entries, mode), nl=False, err=info)
-    if mode is Mode.FIX and not quiet and not code_to_stdout:
+    if mode is Mode.FIX and not asked.quiet and not code_to_stdout:
         for path in report.changed:
             click.echo(f"fixed {visible(path)}", err=info)
-    if show_fixes and fixes:
+    if asked.show_fixes and fixes:
         click.echo(_fixes_list(fixes), nl=False, err=info)
-    if not quiet:  # what fix leaves to tf_upgrade_v2, one line a file
+    if not asked.quiet:  # what fix leaves to tf_upgrade_v2, one line a file
         from .outside import line
 
         for path, names in report.outside:
             click.echo(line(visible(path), names), err=info)
     for error in report.errors:
         click.echo(f"error: {visible(error)}", err=True)
-    if not quiet:
-        click.echo(report.summary(time.perf_counter() - started), err=info)
-    return report.exit_code(exit_zero)
+    if not asked.quiet:
+        click.echo(report.summary(seconds), err=info)
+    return report.exit_code(asked.exit_zero)
 
 
 def _show_places(entries, written: dict) -> None:

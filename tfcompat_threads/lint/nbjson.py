@@ -57,7 +57,19 @@ def elements(text: str, at: int) -> list[tuple[int, int]]:
 
 def cells_at(text: str) -> list[int]:
     """Where each cell's object starts: the cells of `cells` (nbformat 4) or
-    of `worksheets[0].cells` (nbformat 3)."""
+    of `worksheets[0].cells` (nbformat 3). Found once per text (a check asks
+    for the sources' places and the file's rows of the same notebook)."""
+    if _CELLS and _CELLS[0] == text:
+        return _CELLS[1]
+    found = _cells_at(text)
+    _CELLS[:] = [text, found]
+    return found
+
+
+_CELLS: list = []
+
+
+def _cells_at(text: str) -> list[int]:
     cells, sheet = [], None
     for key, start, _ in members(text, _SPACE.match(text, 0).end()):
         if key == "cells" and text[start] == "[":

@@ -75,7 +75,12 @@ def process_source(data: bytes, path: str, settings: Settings, mode: Mode,
     boundary of its unit of work: never raises. `cache` (lint/cache.py):
     where earlier runs kept what they found."""
     try:
-        return _process(data, path, settings, mode, enabled if enabled is not None else settings.enabled(), cache)
+        if not may_need_codemod(data):
+            return _process(data, path, settings, mode, enabled, cache)
+        from ..codemod.engine import collector_paused
+
+        with collector_paused():
+            return _process(data, path, settings, mode, enabled if enabled is not None else settings.enabled(), cache)
     except Exception as error:  # one file never stops the others
         message = " ".join(f"{type(error).__name__}: {error}".split())[:300]
         return FileResult(path, data, error=f"{path}:1:1: internal error: {message}")
