@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from ..options import OPTIONS, THREAD_FIELDS, written_names
+
 # Module prefixes, longest first: (prefix, is the TF2-valid compat.v1 API).
 # tensorflow_estimator is where tf.estimator lives since TF 1.14.
 _TF_PREFIXES = (("tensorflow.compat.v1.", True), ("tensorflow.", False), ("tensorflow_estimator.", False))
@@ -36,10 +38,9 @@ GPU_OPTIONS = "GPUOptions"
 SESSIONS = ("Session", "InteractiveSession")
 ENABLE_EAGER = "enable_eager_execution"
 GRAPH_MODE_SWITCHES = ("disable_eager_execution", "disable_v2_behavior")
-THREAD_SETTERS = (
-    "config.threading.set_intra_op_parallelism_threads",
-    "config.threading.set_inter_op_parallelism_threads",
-)
+# The thread settings' TF2 calls, as the option table writes them.
+THREAD_SETTERS = tuple(name for option in OPTIONS if option.field in THREAD_FIELDS
+                       for name in written_names(option.native))
 # Estimator's RunConfig(session_config=...), however it is imported.
 ESTIMATOR_RUN_CONFIGS = (
     "estimator.RunConfig",
