@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.test_cli import cli
+from tfcompat_threads.codemod.findings import Place
 from tfcompat_threads.codemod.source import Edit
 from tests.test_project_flows import KERAS, LOGGED_OUTSIDE, SETTINGS, TRAIN, repository
 
@@ -318,10 +319,11 @@ def test_an_entry_of_another_shape_is_a_miss(tmp_path, monkeypatch):
         body = json.dumps(value).encode()
         return memo._seal(code, body).encode() + b"\n" + body
 
-    finding = ["TFT002", "m", [1, 1], [1, 2], ["safe", "m", [["Edit", 0, 1, "x"]], ""], "", None, None, "error", True,
-               None, 1]
+    finding = ["TFT002", "m", [1, 1], [1, 2], ["safe", "m", [["Edit", 0, 1, "x"]], ""], "", None, None, "error",
+               [["/a.py", 3]], True, None, 1]
     for payload in [[1, 2], [[], [1], None], [[], [], [[], [1]]], [[], [], "edits"], "nothing",
                     [[], [finding[:-1]], None], [[], [[*finding[:8], "fatal", *finding[9:]]], None],
+                    [[], [[*finding[:9], [["/a.py", "3"]], *finding[10:]]], None],
                     [[], [[*finding[:4], ["safe", "m", [["Popen", 1]], ""], *finding[5:]]], None],
                     [[], [[*finding[:4], ["safe", "m", [["Edit", "0", 1, "x"]], ""], *finding[5:]]], None]]:
         memo.entry.write_bytes(sealed(payload))
@@ -331,7 +333,7 @@ def test_an_entry_of_another_shape_is_a_miss(tmp_path, monkeypatch):
     memo.entry.write_bytes(sealed([[], [finding], [[["Edit", 0, 1, "x"]], [0]]]))
     [kept], (edits, [skipped]) = memo.recall(code)
     assert (kept.code, kept.fix.edits, edits, skipped) == ("TFT002", (Edit(0, 1, "x"),), [Edit(0, 1, "x")], kept)
-    assert kept.severity == "error"
+    assert (kept.severity, kept.places) == ("error", (Place("/a.py", 3),))
 
 
 def test_a_build_that_cannot_be_fingerprinted_is_no_cache(tmp_path, monkeypatch):

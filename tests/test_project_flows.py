@@ -117,6 +117,23 @@ def test_a_helper_in_another_module_is_reported_where_its_session_is_made(tmp_pa
     assert "help: its flow goes on at train.py:30: fix the session there" in text
 
 
+def test_a_place_in_another_file_is_data_on_the_finding_not_characters_in_its_text(tmp_path):
+    """The engine's finding names train.py:30 as a Place (path and line), its
+    message and help plain text; the CLI shows the place relative, as before."""
+    from tfcompat_threads.codemod import engine
+    from tfcompat_threads.codemod.findings import Place
+
+    shutil.copytree(ROOT / "examples" / "legacy_project", tmp_path / "project")
+    (tmp_path / "project" / "pyproject.toml").write_text("")
+    helper = tmp_path / "project" / "utils" / "session.py"
+    outcome = engine.run(helper.read_bytes(), filename=str(helper), fix=False)
+    (finding,) = [f for f in outcome.findings if f.code == "TFT001"]
+    train = str((tmp_path / "project" / "train.py").resolve())
+    assert finding.places == (Place(train, 30),)
+    assert f"its flow goes on at {train}:30" in finding.help
+    assert not any(ord(c) < 32 and c not in "\n\t" for c in finding.message + finding.help)
+
+
 def test_a_config_put_in_a_dict_says_where_the_dict_goes(tmp_path):
     """tensorflow/benchmarks logs its config in a dict of run information:
     the tool cannot see inside the logger, and says exactly that."""

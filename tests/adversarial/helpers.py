@@ -45,7 +45,11 @@ class Run:
 
 
 def _limit_memory() -> None:
+    """preexec_fn of every child: memory capped, and Ctrl-C as a terminal
+    gives a foreground command (a test run started in the background, as
+    `cmd &` in a script, would otherwise hand its children SIGINT ignored)."""
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def unprivileged() -> None:

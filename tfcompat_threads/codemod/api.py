@@ -48,5 +48,6 @@ def transform(source: bytes, target: str = "native", filename: str | None = None
     from .findings import shown_places
 
     for finding in (*outcome.findings, *outcome.remaining):
-        finding.message, finding.help = shown_places(finding.message), shown_places(finding.help)
+        finding.message = shown_places(finding.message, finding.places)
+        finding.help = shown_places(finding.help, finding.places)
     return outcome

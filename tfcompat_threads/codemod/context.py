@@ -15,7 +15,7 @@ from ..options import Applicability
 from . import symbols as sym
 from .analysis import Analysis
 from .units import CONFIG_ONLY, Field, FieldSet, Unit
-from .findings import WARNING, Cover, EnsureImport, Finding, Fix
+from .findings import WARNING, Cover, EnsureImport, Finding, Fix, Place, places_in
 from .source import Edit, Source
 
 SHIM_MODULE = "tfcompat_threads"
@@ -85,7 +85,17 @@ class Context:
     def finding(self, code: str, node, message: str, fix: Fix | None = None, help: str = "",
                 key: str | None = None, cover: Cover | None = None) -> Finding:
         start, end = self.source.node_range(node) if isinstance(node, ast.AST) else node
-        return Finding(code, message, start, end, fix, help, key, cover, self.severities.get(code, WARNING))
+        return Finding(code, message, start, end, fix, help, key, cover, self.severities.get(code, WARNING),
+                       self._places(message, help))
+
+    def _places(self, *texts: str) -> tuple[Place, ...]:
+        """The lines of the repository's other modules (those a flow was
+        followed into) that the texts name: data on the finding."""
+        analysis = self.analysis
+        if analysis.project is None or analysis.path is None:
+            return ()
+        paths = [str(analysis.path), *map(str, analysis.project.analysed())]
+        return tuple(dict.fromkeys(found for text in texts for found in places_in(text, paths)))
 
     def code(self, node: ast.AST) -> str:
         return self.source.segment(node)

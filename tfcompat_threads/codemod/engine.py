@@ -412,7 +412,7 @@ def _moved(before: Source, after: Source, edits: list, findings: list[Finding]) 
             offset = before.line_starts[position.line - 1] + position.column - 1
             points.append(after.position(offset + shifts[bisect.bisect_right(ends, offset)]))
         moved = Finding(finding.code, finding.message, points[0], points[1], finding.fix, finding.help,
-                        finding.key, finding.cover, finding.severity)
+                        finding.key, finding.cover, finding.severity, finding.places)
         moved.noqa_row = moved.start.line
         out.append(moved)
     return out

@@ -12,43 +12,63 @@ from typing import NamedTuple
 from ..options import Applicability
 from .source import Edit, Position
 
-__all__ = ["Applicability", "Edit", "EnsureImport", "Finding", "Fix", "MoveImport", "Position"]
+__all__ = ["Applicability", "Edit", "EnsureImport", "Finding", "Fix", "MoveImport", "Place", "Position"]
 
 ERROR, WARNING = "error", "warning"
-_PLACE = "\x1f"
-"""Delimits a place in another file inside a message or help (`place`):
-shown relative to the directory the command runs in, at the line the file
-has when the output is printed (`shown_places`)."""
+
+
+class Place(NamedTuple):
+    """A line of another file that a finding's message or help names: as
+    data on the finding (`Finding.places`), shown when printed relative to
+    the directory the command runs in, at the line the file has then."""
+
+    path: str
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}"
 
 
 def place(path, line: int) -> str:
-    """A line of another module (absolute `path`, or None: "another module"),
-    as messages carry it until they are shown."""
+    """A line of another module (absolute `path`, or None: "another module")
+    as a message names it; the finding made with that message holds it as a
+    Place (`places_in`)."""
     if path is None:
         return f"another module:{line}"
-    return f"{_PLACE}{path}{_PLACE}{line}{_PLACE}"
+    return f"{path}:{line}"
 
 
-def shown_places(text: str, moved=None) -> str:
-    """`text` with each place as `path:line`, the path relative to the
-    current directory; `moved(path, line)`: the line's number after this
+def places_in(text: str, paths) -> tuple[Place, ...]:
+    """The places of the files `paths` (absolute) that `text` names, in order."""
+    named = [path for path in paths if path in text]
+    if not named:
+        return ()
+    import re
+
+    pattern = "|".join(re.escape(path) for path in sorted(named, key=len, reverse=True))
+    return tuple(Place(match.group(1), int(match.group(2)))
+                 for match in re.finditer(f"({pattern}):(\\d+)(?!\\d)", text))
+
+
+def shown_places(text: str, places, moved=None) -> str:
+    """`text` with each of its `places` as `path:line`, the path relative to
+    the current directory; `moved(path, line)`: the line's number after this
     run rewrote that file (a fix)."""
-    if _PLACE not in text:
+    if not places:
         return text
     import os
     import re
 
-    def show(match) -> str:
-        path, line = match.group(1), int(match.group(2))
-        if moved is not None:
-            line = moved(path, line)
+    def shown(found: Place) -> str:
+        line = moved(found.path, found.line) if moved is not None else found.line
         try:
-            shown = os.path.relpath(path)
+            return f"{os.path.relpath(found.path)}:{line}"
         except ValueError:
-            shown = path
-        return f"{shown}:{line}"
+            return f"{found.path}:{line}"
 
-    return re.sub(f"{_PLACE}([^{_PLACE}]*){_PLACE}(\\d+){_PLACE}", show, text)
+    texts = {str(found): shown(found) for found in places}
+    pattern = "|".join(re.escape(key) for key in sorted(texts, key=len, reverse=True))
+    return re.sub(f"(?:{pattern})(?!\\d)", lambda match: texts[match.group(0)], text)
 
 
 class EnsureImport(NamedTuple):
@@ -103,8 +123,8 @@ class Finding:
     `fixed` is set by the engine when the returned source has the fix applied;
     `cell` is the notebook cell (as `path:cell N` shows it)."""
 
-    __slots__ = ("code", "message", "start", "end", "fix", "help", "key", "cover", "severity", "fixed", "cell",
-                 "noqa_row", "file_rows", "located", "line_text")
+    __slots__ = ("code", "message", "start", "end", "fix", "help", "key", "cover", "severity", "places", "fixed",
+                 "cell", "noqa_row", "file_rows", "located", "line_text")
 
     def __init__(
         self,
@@ -117,6 +137,7 @@ class Finding:
         key: str | None = None,
         cover: Cover | None = None,
         severity: str = WARNING,
+        places: tuple[Place, ...] = (),
     ) -> None:
         self.code = code
         self.message = message
@@ -129,6 +150,8 @@ class Finding:
         self.cover = cover
         self.severity = severity
         """Its rule's: "error" or "warning"."""
+        self.places = places
+        """The lines of other files its message and help name."""
         self.fixed = False
         self.cell: int | None = None
         self.noqa_row = start.line

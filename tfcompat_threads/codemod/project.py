@@ -163,6 +163,10 @@ class Project:
         self._note("notebooks_mentioning", word, tuple(map(str, found)))
         return found
 
+    def analysed(self) -> list[Path]:
+        """The modules analysed so far (resolved paths)."""
+        return list(self._analyses)
+
     def analysis(self, path: Path):
         """The analysis of another module of the project (None: unreadable)."""
         resolved = self._resolved.get(path)

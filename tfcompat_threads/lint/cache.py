@@ -50,7 +50,7 @@ from pathlib import Path
 
 from ..codemod.project import Project, blake2b, digest
 
-_FORMAT = 4
+_FORMAT = 5
 _UNUSED_FOR = 7 * 24 * 3600
 _TAG = "CACHEDIR.TAG"  # https://bford.info/cachedir/: backup tools skip the folder
 _TAG_TEXT = ("Signature: 8a477f597d28d172789f06886806bc55\n"
@@ -191,8 +191,8 @@ def _encoded(log, findings, planned) -> list:
         return [value.applicability.value, value.message, [edit(e) for e in value.edits], value.blocked_by]
 
     found = [[f.code, f.message, list(f.start), list(f.end), fix(f.fix), f.help, f.key,
-              None if f.cover is None else [list(f.cover.keys), f.cover.when], f.severity, f.fixed, f.cell,
-              f.noqa_row]
+              None if f.cover is None else [list(f.cover.keys), f.cover.when], f.severity,
+              [list(p) for p in f.places], f.fixed, f.cell, f.noqa_row]
              for f in findings]
     if planned is not None:
         edits, skipped = planned
@@ -203,7 +203,7 @@ def _encoded(log, findings, planned) -> list:
 def _decoded(data):
     """(log, findings, planned) of an entry's JSON; TypeError or ValueError
     for anything not of the shape `_encoded` gives."""
-    from ..codemod.findings import ERROR, WARNING, Applicability, Cover, Finding, Fix, Position
+    from ..codemod.findings import ERROR, WARNING, Applicability, Cover, Finding, Fix, Place, Position
 
     def need(ok: bool) -> None:
         if not ok:
@@ -252,12 +252,15 @@ def _decoded(data):
         return Cover(tuple(value[0]), value[1])
 
     def finding(value):
-        need(type(value) is list and len(value) == 12)
-        code, message, start, end, fix_, help_, key, cover_, severity, fixed, cell, noqa_row = value
+        need(type(value) is list and len(value) == 13)
+        code, message, start, end, fix_, help_, key, cover_, severity, places, fixed, cell, noqa_row = value
+        need(type(places) is list and all(type(p) is list and len(p) == 2 and fits(p[0], str) and fits(p[1], int)
+                                          for p in places))
         need(fits(code, str) and severity in (ERROR, WARNING) and fits(message, str) and fits(help_, str)
              and fits(key, (str, None))
              and fits(fixed, bool) and fits(cell, (int, None)) and fits(noqa_row, int))
-        made = Finding(code, message, position(start), position(end), fix(fix_), help_, key, cover(cover_), severity)
+        made = Finding(code, message, position(start), position(end), fix(fix_), help_, key, cover(cover_), severity,
+                       tuple(Place(path, line) for path, line in places))
         made.fixed, made.cell, made.noqa_row = fixed, cell, noqa_row
         return made
 

@@ -388,8 +388,8 @@ def _show_places(entries, written: dict) -> None:
         return movers[path](line)
 
     for _, finding in entries:
-        finding.message = shown_places(finding.message, moved)
-        finding.help = shown_places(finding.help, moved)
+        finding.message = shown_places(finding.message, finding.places, moved)
+        finding.help = shown_places(finding.help, finding.places, moved)
 
 
 def _holds(path: str, data: bytes) -> bool:
