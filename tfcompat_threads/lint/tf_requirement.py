@@ -80,8 +80,8 @@ def lower_bound(requirement: str) -> tuple[int, int] | None:
             continue
         major, minor = found.group(2), found.group(3) or "0"
         if len(major.lstrip("0")) > RELEASE_DIGITS or len(minor.lstrip("0")) > RELEASE_DIGITS:
-            raise ValueError(f"{found.group(1)}{major[:12]}{'...' if len(major) > 12 else ''}: not a TensorFlow "
-                             "release number")
+            shown = major[:12] + ("..." if len(major) > 12 else "")
+            raise ValueError(f"{found.group(1)}{shown}: not a TensorFlow release number")
         bounds.append(min((int(major), int(minor)), RELEASES[-1]))
     return max(bounds) if bounds else None
 
