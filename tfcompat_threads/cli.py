@@ -32,11 +32,11 @@ LINTER_PYTHON = (3, 10)
 
 def _needs_linter_python(name: str):
     def refuse(**_options) -> None:
+        needed = ".".join(map(str, LINTER_PYTHON))
         click.echo(
-            f"Error: tfcompat-threads {name} needs Python {'.'.join(map(str, LINTER_PYTHON))} or newer "
-            f"(this is {sys.version.split()[0]}); run it from a newer Python (pre-commit: add "
-            f"`language_version: python{'.'.join(map(str, LINTER_PYTHON))}` or newer to the hook's entry); rule, "
-            "run, explain, probe, tune and the shim work here",
+            f"Error: tfcompat-threads {name} needs Python {needed} or newer (this is {sys.version.split()[0]}); "
+            f"run it from a newer Python (pre-commit: add `language_version: python{needed}` or newer to the "
+            "hook's entry); rule, run, explain, probe, tune and the shim work here",
             err=True,
         )
         sys.exit(2)

@@ -274,7 +274,8 @@ NAMES: dict[str, Name] = {
 
 # The TensorFlow releases a tf-version may name: 1.0-1.15 and 2.0 up to the newest this table was
 # checked against (the newest row of the test matrix). Older releases spell what NAMES says.
-RELEASES: tuple[tuple[int, int], ...] = (*((1, minor) for minor in range(16)), *((2, minor) for minor in range(22)))
+RELEASES: tuple[tuple[int, int], ...] = (*((1, minor) for minor in range(16)),
+                                         *((2, minor) for minor in range(22)))
 
 
 def known_releases() -> str:

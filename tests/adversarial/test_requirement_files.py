@@ -77,6 +77,13 @@ def test_a_pin_in_a_file_with_a_byte_order_mark_is_read(tmp_path, encoding, bom)
     assert run.returncode == 0 and SHOWN_1_15 in run.stdout, run
 
 
+def test_a_coding_comment_decodes_the_file_as_pip_does(tmp_path):
+    text = "# -*- coding: latin-1 -*-\ntensorflow==1.15 ; platform_release != 'caf\u00e9'\n"
+    tree = project(tmp_path, "requirements.txt", text.encode("latin-1"))
+    run = show(tree)
+    assert run.returncode == 0 and "tensorflow==1.15 ; platform_release != 'caf\u00e9'" in run.stdout, run
+
+
 # -- linear readers (item 9) ---------------------------------------------------------------
 
 

@@ -322,9 +322,10 @@ def _notebook_importers(project, path, stem: str, name: str) -> list[Reader]:
     cells = document.get("cells") if isinstance(document, dict) else None
     if not isinstance(cells, list):
         return []
-    imports = re.compile(rf"^[ \t]*(from[ \t]+[\w.]*\b{re.escape(stem)}[ \t]+import\b"  # [ \t]: a line (linear)
+    # [ \t]: within a line (linear); %run: the module's names become the notebook's
+    imports = re.compile(rf"^[ \t]*(from[ \t]+[\w.]*\b{re.escape(stem)}[ \t]+import\b"
                          rf"|import[ \t][\w., \t]*\b{re.escape(stem)}\b"
-                         rf"|%run[ \t].*\b{re.escape(stem)}\b)", re.MULTILINE)  # %run: the module's names become the notebook's
+                         rf"|%run[ \t].*\b{re.escape(stem)}\b)", re.MULTILINE)
     word = re.compile(rf"\b{re.escape(name)}\b")
     number = 0
     imported = None

@@ -26,8 +26,8 @@ def rules_namespace() -> dict:
     path = FOLDER / "__init__.py"
     tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
     body = [node for node in tree.body if not (isinstance(node, ast.FunctionDef) and node.name == "_load")]
-    namespace: dict = {"__name__": "tfcompat_threads.codemod.rules", "__package__": "tfcompat_threads.codemod.rules",
-                       "__file__": str(path)}
+    package = "tfcompat_threads.codemod.rules"
+    namespace: dict = {"__name__": package, "__package__": package, "__file__": str(path)}
     namespace["_load"] = lambda: _load(namespace)
     exec(compile(ast.Module(body=body, type_ignores=[]), str(path), "exec"), namespace)  # noqa: S102 (ours)
     return namespace

@@ -171,7 +171,8 @@ def checked_tf_version(text: str, where: str) -> str:
     except ValueError as error:
         raise SettingsError(f"{where}: {error}") from None
     if found not in RELEASES:
-        raise SettingsError(f"{where}: {'%d.%d' % found} is not a TensorFlow release (known: {known_releases()})")
+        shown = "%d.%d" % found
+        raise SettingsError(f"{where}: {shown} is not a TensorFlow release (known: {known_releases()})")
     return "%d.%d" % found
 
 

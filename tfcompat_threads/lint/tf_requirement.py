@@ -37,10 +37,11 @@ _SPEC = re.compile(r"(===|==|~=|>=|<=|!=|>|<)[ \t]*([0-9]+)(?:\.([0-9]+))?")
 _LOWER = ("===", "==", "~=", ">=", ">")
 RELEASE_DIGITS = 4
 """A release number longer than this is no TensorFlow release (nor one int() may parse)."""
-# pip's order of byte order marks (pip/_internal/utils/encoding.py), the 4-byte ones before the
-# 2-byte ones that begin them.
+# pip's byte order marks, in its order (pip/_internal/req/req_file.py): the 4-byte ones before the
+# 2-byte ones that begin them; and its coding comment.
 _BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"),
          (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
+_CODING = re.compile(rb"coding[:=][ \t]*([-\w.]+)")
 
 
 class RequirementError(Exception):
@@ -79,18 +80,26 @@ def lower_bound(requirement: str) -> tuple[int, int] | None:
             continue
         major, minor = found.group(2), found.group(3) or "0"
         if len(major.lstrip("0")) > RELEASE_DIGITS or len(minor.lstrip("0")) > RELEASE_DIGITS:
-            raise ValueError(f"{found.group(1)}{major[:12]}{'...' if len(major) > 12 else ''}: not a TensorFlow "
-                             "release number")
+            shown = major[:12] + ("..." if len(major) > 12 else "")
+            raise ValueError(f"{found.group(1)}{shown}: not a TensorFlow release number")
         bounds.append(min((int(major), int(minor)), RELEASES[-1]))
     return max(bounds) if bounds else None
 
 
 def decoded(data: bytes) -> str:
     """A requirement file's text, as pip decodes it: by its byte order mark,
-    else UTF-8 (what cannot be decoded replaced)."""
+    else by a PEP 263 coding comment on one of its first two lines, else as
+    UTF-8 (what cannot be decoded replaced, where pip tries the locale's)."""
     for bom, encoding in _BOMS:
         if data.startswith(bom):
             return data[len(bom):].decode(encoding, errors="replace")
+    for line in data.split(b"\n", 2)[:2]:
+        found = _CODING.search(line) if line[:1] == b"#" else None
+        if found is not None:
+            try:
+                return data.decode(found.group(1).decode("ascii"), errors="replace")
+            except LookupError:  # no such codec (pip fails there)
+                break
     return data.decode("utf-8", errors="replace")
 
 
