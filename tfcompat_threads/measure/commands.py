@@ -127,8 +127,10 @@ def _int_list(value: str | None, option: str) -> list[int] | None:
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=600, show_default=True, help="Seconds one run may take; then it is killed (its whole process group) and its point fails.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines on standard error.")
 @click.option("--json", "as_json", is_flag=True, help="JSON instead of text.")
+@click.option("--plot", "plot_file", type=click.Path(dir_okay=False, writable=True), default=None, metavar="FILE",
+              help="Also draw the time per grid point with its spread to FILE (PNG; needs the plot extra).")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
-def tune(intra, inter, repeat, warmup, timeout, quiet, as_json, command) -> None:
+def tune(intra, inter, repeat, warmup, timeout, quiet, as_json, plot_file, command) -> None:
     """Time your unchanged COMMAND (after --) once per pool size and repeat, each
     run a fresh process sized from outside (TF_NUM_INTRAOP_THREADS /
     TF_NUM_INTEROP_THREADS), and say which point is fastest, whether it
@@ -140,6 +142,10 @@ def tune(intra, inter, repeat, warmup, timeout, quiet, as_json, command) -> None
     from .run import resolve
 
     try:
+        if plot_file is not None:
+            from . import plot
+
+            plot.require()
         resolve(list(command))
     except ToolError as error:
         raise Failure(str(error)) from None
@@ -162,6 +168,12 @@ def tune(intra, inter, repeat, warmup, timeout, quiet, as_json, command) -> None
                           progress=progress)
     except ToolError as error:
         raise Failure(str(error)) from None
+    if plot_file is not None and data["tensorflow_imported"] is not False:
+        try:
+            plot.plot_tune(data, plot_file)
+        except ToolError as error:
+            raise Failure(str(error)) from None
+        _say(quiet, f"tune: drew {plot_file}")
     _emit(data, as_json, tools.format_tune)
     if data["tensorflow_imported"] is False:  # as `run`: the command's own exit code
         sys.exit(data["exit_code"])
