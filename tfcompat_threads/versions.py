@@ -53,6 +53,16 @@ def tf_version() -> Version | None:
     return _installed_version()
 
 
+def tf_importable() -> bool:
+    """`import tensorflow` would find a package (whatever its metadata says)."""
+    if "tensorflow" in sys.modules:
+        return True
+    try:
+        return importlib.util.find_spec("tensorflow") is not None
+    except (ImportError, ValueError):
+        return False
+
+
 @lru_cache(maxsize=None)
 def _installed_version() -> Version | None:
     try:

@@ -94,8 +94,7 @@ class Cache:
             _prune(root, keep=build)
         except Exception:  # a broken install, a folder that cannot be made: no cache, never an error
             return None
-        key = json.dumps([_FORMAT, build, settings.target, settings.tf_version, settings.unsafe_fixes,
-                          sorted(enabled)])
+        key = json.dumps([_FORMAT, build, *settings.cache_key(enabled)])
         return Cache(str(folder), key, secret)
 
     def memo(self, path: str) -> Memo | None:

@@ -46,6 +46,12 @@ class Settings(NamedTuple):
     def replace(self, **changes) -> Settings:
         return self._replace(**changes)
 
+    def cache_key(self, enabled: frozenset[str]) -> list:
+        """What decides a file's findings and fixes (lint/cache.py keys its
+        entries by it, as black's Mode.get_cache_key): a setting that changes
+        them is added here, and the cache follows."""
+        return [self.target, self.tf_version, self.unsafe_fixes, sorted(enabled)]
+
     @property
     def excludes(self) -> Excludes:
         return Excludes(self.exclude + self.extend_exclude)

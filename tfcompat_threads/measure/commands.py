@@ -88,9 +88,9 @@ def probe(intra: int, inter: int, env: tuple[str, ...], timeout: float, quiet: b
     from . import ToolError, probe as tool
 
     extra = _env_pairs(env)
-    from ..versions import tf_version
+    from ..versions import tf_importable
 
-    if tf_version() is None:  # said before any "starting TensorFlow" (the probe process runs this Python)
+    if not tf_importable():  # said before any "starting TensorFlow" (the probe process runs this Python)
         raise Failure(f"TensorFlow is not installed for {sys.executable}: pip install tensorflow-cpu")
     _say(quiet, f"probe: starting TensorFlow in a fresh process (intra-op {intra or 'default'}, inter-op "
                 f"{inter or 'default'}); this takes a few seconds, at most {timeout:g}")
