@@ -92,13 +92,28 @@ def test_a_notebook_with_a_lone_surrogate_is_a_malformed_notebook(tmp_path):
 
 
 # Every write of the run waits a little, so that Ctrl-C comes while files are being rewritten.
-SLOW_WRITES = """
-import os, sys, time
+HELD_WRITES = """
+import os, stat, sys, time
 real_fsync = os.fsync
-def slow_fsync(fd):
-    time.sleep(0.4)
+written = [0]
+def held_fsync(fd):  # the third file's write waits (up to 60 s) until the test has pressed Ctrl-C
+    if stat.S_ISREG(os.fstat(fd).st_mode):
+        written[0] += 1
+        deadline = time.monotonic() + 60
+        while written[0] > 2 and not os.path.exists("released") and time.monotonic() < deadline:
+            time.sleep(0.01)
     return real_fsync(fd)
-os.fsync = slow_fsync
+os.fsync = held_fsync
+import signal
+real_signal = signal.signal
+def noting_signal(signum, handler):  # the tool's Ctrl-C handler says when it has run
+    if signum == signal.SIGINT and callable(handler):
+        inner = handler
+        def handler(number, frame):
+            open("interrupted", "w").close()
+            return inner(number, frame)
+    return real_signal(signum, handler)
+signal.signal = noting_signal
 from tfcompat_threads.cli import main
 main(sys.argv[1:], prog_name="tfcompat-threads")
 """
@@ -109,14 +124,17 @@ def test_fix_stopped_by_ctrl_c_exits_130_and_says_how_many_files_it_rewrote(tmp_
     names = [f"f{number:02}.py" for number in range(20)]
     for name in names:
         (tmp_path / name).write_bytes(LEGACY)
-    proc = start([command()[0], "-c", SLOW_WRITES, "fix", "-j1", "--no-cache", "."], cwd=tmp_path)
+    proc = start([command()[0], "-c", HELD_WRITES, "fix", "-j1", "--no-cache", "."], cwd=tmp_path)
     try:
         deadline = time.monotonic() + 60
         while (sum((tmp_path / n).read_bytes() == LEGACY_FIXED for n in names) < 2 and proc.poll() is None
                and time.monotonic() < deadline):
             time.sleep(0.01)
-        assert proc.poll() is None, "fix finished before Ctrl-C: make the writes slower"
+        assert proc.poll() is None, "fix finished before Ctrl-C"
         os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C does: the whole group
+        while not (tmp_path / "interrupted").exists() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        (tmp_path / "released").touch()  # the third write goes on, then the held Ctrl-C stops the run
         out, err = finish(proc)
     finally:
         kill_group(proc)
