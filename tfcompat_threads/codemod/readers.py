@@ -29,7 +29,8 @@ import re
 import weakref
 from typing import NamedTuple
 
-_DYNAMIC = ("eval", "exec", "globals", "locals", "vars")
+from .index import DYNAMIC
+
 MAX_REEXPORTS = 3  # modules a name is followed through as imported and imported again
 
 
@@ -143,20 +144,22 @@ def _dynamic(analysis, name: str) -> list[Reader]:
     """Lookups by a computed name in the module that could reach `name`."""
     found = []
     module_scope = analysis.names.module_scope
-    for node in analysis.index.dynamic:
-        kind = type(node)
-        if kind is ast.Call and type(node.func) is ast.Name and node.func.id in _DYNAMIC and \
-                f"builtins.{node.func.id}" in analysis.qnames(node.func):
-            function = node.func.id
+    for node in _dynamic_nodes(analysis):
+        if type(node) is ast.Call:
+            function = _dynamic_function(analysis, node.func)
             if function in ("locals", "vars") and not node.args and analysis.scope_of(node) is not module_scope:
                 continue  # a function's own names
-            if function in ("eval", "exec") and not _may_read(node, name):
+            if function in ("eval", "exec") and not _may_read(node, name, function):
                 continue
             if function == "globals" and (_writes_a_key(analysis, node)
                                           or _subscript_key(analysis, node) not in (None, name)):
                 continue
+            if function in ("__import__", "import_module") and not _imports_itself(analysis, node):
+                continue
             found.append(Reader(_place(analysis, node), f"{function}() may read it", None, []))
-        elif kind is ast.Attribute and node.attr == "modules" and "sys.modules" in analysis.qnames(node):
+        elif node.attr in _FRAME_NAMESPACES:
+            found.append(Reader(_place(analysis, node), f"`.{node.attr}` may read it", None, []))
+        elif "sys.modules" in analysis.qnames(node):
             key = _subscript_key(analysis, node, any_key=True)
             stem = analysis.path.stem if analysis.path else ""
             if key is None or (key is not _NO_KEY and (key == "__main__" or key.rpartition(".")[2] == stem)):
@@ -164,19 +167,95 @@ def _dynamic(analysis, name: str) -> list[Reader]:
     return found
 
 
-def _may_read(call: ast.Call, name: str) -> bool:
-    """eval/exec of a literal that does not name it cannot read it."""
+_FRAME_NAMESPACES = ("f_globals", "f_locals")
+"""A frame's namespaces (`sys._getframe().f_globals`, `inspect.currentframe()`): a lookup by any name."""
+_CALLED = (*DYNAMIC, "__import__", "import_module")
+
+
+def _dynamic_nodes(analysis) -> list[ast.AST]:
+    """The calls that may be a dynamic lookup (of a builtin that reads names,
+    also through `builtins.`, `from builtins import ... as`, or a name bound
+    only to one: `e = eval`), the module's `.modules` and frame namespaces, in
+    walk order (each module's list made once)."""
+    known = _DYNAMIC_NODES.get(analysis)
+    if known is not None:
+        return known
+    index = analysis.index
+    names = set(_CALLED)
+    for function in _CALLED:  # `e = eval`, `e = builtins.eval`: the names they bind
+        for node in (*index.names(function), *index.loads_of(function)):
+            holder = analysis.parents.get(node)
+            if type(holder) is ast.Assign and holder.value is node:
+                names.update(t.id for t in holder.targets if type(t) is ast.Name)
+    for node in analysis.imports:  # `from builtins import eval as e`
+        if type(node) is ast.ImportFrom and node.module in ("builtins", "importlib"):
+            names.update(alias.asname or alias.name for alias in node.names if alias.name in _CALLED)
+    calls = {id(call): call for name in names for call in index.calls_named(name)
+             if _dynamic_function(analysis, call.func) is not None}
+    others = [node for node in index.dynamic if type(node) is ast.Attribute]
+    others += [node for attr in _FRAME_NAMESPACES for node in index.loads_of(attr)]
+    known = sorted([*calls.values(), *others], key=lambda node: (node.lineno, node.col_offset))
+    _DYNAMIC_NODES[analysis] = known
+    return known
+
+
+_DYNAMIC_NODES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _dynamic_function(analysis, func: ast.AST, depth: int = 0) -> str | None:
+    """The builtin that reads names by a computed key (or imports by one) a
+    callee is: `eval`, `builtins.eval`, `__builtins__.eval`, an import of it
+    under another name, `importlib.import_module`, or a name bound only to
+    one of these; None for anything else."""
+    for qualified in analysis.qnames(func):
+        module, _, last = qualified.rpartition(".")
+        if last in _CALLED and module in ("builtins", "importlib"):
+            return last
+    if type(func) is ast.Attribute and type(func.value) is ast.Name and func.value.id == "__builtins__" \
+            and func.attr in _CALLED:
+        return func.attr
+    if type(func) is ast.Name and depth < 3:
+        scope = analysis.scope_of(func)
+        bindings = scope.visible(func.id) if scope is not None else []
+        holders = [analysis.parents.get(b.node) for b in bindings]
+        if bindings and all(b.kind == "assign" and type(h) is ast.Assign for b, h in zip(bindings, holders)):
+            found = {_dynamic_function(analysis, h.value, depth + 1) for h in holders}
+            if len(found) == 1 and None not in found:
+                return found.pop()
+    return None
+
+
+def _imports_itself(analysis, call: ast.Call) -> bool:
+    """`__import__(__name__)`, `import_module(<not a literal>)` or of the
+    module's own name: the module object, whose names any attribute reads."""
+    if not call.args:
+        return False
+    argument = call.args[0]
+    if type(argument) is not ast.Constant or not isinstance(argument.value, str):
+        return True
+    stem = analysis.path.stem if analysis.path else ""
+    return argument.value.rpartition(".")[2] in (stem, "__main__")
+
+
+def _may_read(call: ast.Call, name: str, function: str) -> bool:
+    """eval/exec of a literal that does not name it (as a name, an attribute
+    or a string) and looks nothing up by a computed name cannot read it."""
     if len(call.args) != 1 or call.keywords or type(call.args[0]) is not ast.Constant:
         return True
     code = call.args[0].value
     if not isinstance(code, str):
         return True
     try:
-        tree = ast.parse(code, mode="eval" if call.func.id == "eval" else "exec")
+        tree = ast.parse(code, mode="eval" if function == "eval" else "exec")
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return True
-    return any(type(n) is ast.Name and n.id == name for n in ast.walk(tree)) or any(
-        type(n) is ast.Call and type(n.func) is ast.Name and n.func.id in _DYNAMIC for n in ast.walk(tree))
+    for node in ast.walk(tree):
+        kind = type(node)
+        if (kind is ast.Name and node.id in (name, *_CALLED, "__builtins__", "builtins")) or (
+                kind is ast.Attribute and node.attr in (name, "modules", *_CALLED, *_FRAME_NAMESPACES)) or (
+                kind is ast.Constant and node.value == name) or kind in (ast.Import, ast.ImportFrom):
+            return True
+    return False
 
 
 _NO_KEY = object()
