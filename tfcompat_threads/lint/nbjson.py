@@ -24,10 +24,15 @@ _NON_ASCII_ESCAPE = re.compile(r"\\u(?:00[89a-fA-F]|0[1-9a-fA-F]|[1-9a-fA-F])")
 def members(text: str, at: int) -> list[tuple[str, int, int]]:
     """(key, value start, value end) of the members of the JSON object at `at`
     (values skipped by the C decoder)."""
+    return _object(text, at)[0]
+
+
+def _object(text: str, at: int) -> tuple[list[tuple[str, int, int]], int]:
+    """The members of the object at `at`, and where it ends."""
     out = []
     position = _SPACE.match(text, at + 1).end()
     if text[position] == "}":
-        return out
+        return out, position + 1
     while True:
         key, position = scanstring(text, position + 1)
         position = _SPACE.match(text, position).end() + 1  # the colon
@@ -36,7 +41,7 @@ def members(text: str, at: int) -> list[tuple[str, int, int]]:
         out.append((key, start, end))
         position = _SPACE.match(text, end).end()
         if text[position] == "}":
-            return out
+            return out, position + 1
         position = _SPACE.match(text, position + 1).end()
 
 
@@ -57,11 +62,31 @@ def elements(text: str, at: int) -> list[tuple[int, int]]:
 
 def cells_at(text: str) -> list[int]:
     """Where each cell's object starts: the cells of `cells` (nbformat 4) or
-    of `worksheets[0].cells` (nbformat 3). Found once per text (a check asks
-    for the sources' places and the file's rows of the same notebook)."""
+    of `worksheets[0].cells` (nbformat 3)."""
+    return [at for at, _ in cells(text)]
+
+
+def cells(text: str) -> list[tuple[int, list | None]]:
+    """(start, members or None for what is no object) of each cell. Read
+    once per text, each value decoded once (a check asks for the sources'
+    places and the file's rows of the same notebook)."""
     if _CELLS and _CELLS[0] == text:
         return _CELLS[1]
-    found = _cells_at(text)
+    found = []
+    for at in _cells_array(text):
+        position = _SPACE.match(text, at + 1).end()
+        if text[position] == "]":
+            break
+        while True:
+            if text[position] == "{":
+                inner, end = _object(text, position)
+            else:
+                inner, end = None, _DECODER.raw_decode(text, position)[1]
+            found.append((position, inner))
+            position = _SPACE.match(text, end).end()
+            if text[position] == "]":
+                break
+            position = _SPACE.match(text, position + 1).end()
     _CELLS[:] = [text, found]
     return found
 
@@ -69,28 +94,28 @@ def cells_at(text: str) -> list[int]:
 _CELLS: list = []
 
 
-def _cells_at(text: str) -> list[int]:
-    cells, sheet = [], None
+def _cells_array(text: str) -> list[int]:
+    """Where the cells' array starts (none, or one)."""
+    cells_array, sheet = [], None
     for key, start, _ in members(text, _SPACE.match(text, 0).end()):
         if key == "cells" and text[start] == "[":
-            cells = [at for at, _ in elements(text, start)]
+            cells_array = [start]
         elif key == "worksheets" and text[start] == "[":
             sheets = elements(text, start)
             if sheets and text[sheets[0][0]] == "{":
                 inner = [at for name, at, _ in members(text, sheets[0][0]) if name == "cells"]
                 if inner and text[inner[-1]] == "[":
-                    sheet = [at for at, _ in elements(text, inner[-1])]
-    return sheet if sheet is not None else cells
+                    sheet = [inner[-1]]
+    return sheet if sheet is not None else cells_array
 
 
 def source_spans(text: str, key: str) -> dict[int, tuple[int, int]]:
     """{cell index: (start, end) of its `key` value in `text`}."""
     spans: dict[int, tuple[int, int]] = {}
-    for index, at in enumerate(cells_at(text)):
-        if text[at] == "{":
-            for name, start, end in members(text, at):
-                if name == key:
-                    spans[index] = (start, end)
+    for index, (_, inner) in enumerate(cells(text)):
+        for name, start, end in inner or ():
+            if name == key:
+                spans[index] = (start, end)
     return spans
 
 

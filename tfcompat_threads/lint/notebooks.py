@@ -537,22 +537,26 @@ def source_rows(raw: bytes, notebook: Notebook) -> dict[int, list[int]]:
     per string, a string `source` all of them on its own line). Found from
     the positions of the JSON text; values not on the way are skipped by
     the C decoder."""
-    import bisect
-
-    from .nbjson import cells_at, elements, members
+    from .nbjson import cells, elements
 
     text = raw.decode("utf-8-sig")
-    line_starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
+    counted = [0, 1]  # an offset and its row: rows are counted forward from the last one asked
 
     def row(offset: int) -> int:
-        return bisect.bisect_right(line_starts, offset)
+        if offset < counted[0]:
+            counted[:] = [0, 1]
+        start = counted[0]
+        breaks = text.count("\n", start, offset) + text.count("\r", start, offset) - text.count("\r\n", start, offset)
+        counted[:] = [offset, counted[1] + breaks]
+        return counted[1]
 
-    cells = [(at, None) for at in cells_at(text)]
+    found = cells(text)
     rows: dict[int, list[int]] = {}
     for cell in notebook.cells:
-        start = dict((k, s) for k, s, _ in members(text, cells[cell.index][0])).get(notebook.source_key)
+        at, inner = found[cell.index]
+        start = dict((k, s) for k, s, _ in inner or ()).get(notebook.source_key)
         if start is None:
-            rows[cell.index] = [row(cells[cell.index][0])]
+            rows[cell.index] = [row(at)]
             continue
         if text[start] == '"':
             rows[cell.index] = [row(start)] * cell.line_count
