@@ -613,9 +613,8 @@ def check_in_process(path: str, data: bytes):
     (runner.process_source, the settings the CLI finds for that path, no
     cache, nothing known of its project yet): start-up (interpreter, imports,
     settings) is outside it."""
-    from tfcompat_threads.lint import commands, runner
-
     from tfcompat_threads.codemod import project
+    from tfcompat_threads.lint import commands, runner
 
     settings = commands._settings((path,), None, None, None, None, (), (), ())
     enabled = settings.enabled()
