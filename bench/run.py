@@ -515,7 +515,8 @@ def bench_scaling(work: Path, repeat: int) -> dict:
     sizes = [SCALING_METHODS, 2 * SCALING_METHODS, 4 * SCALING_METHODS]
     checks, parses = {}, {}
     for n in sizes:
-        path = work / f"scaling_{n}.py"
+        path = work / "scaling" / str(n) / "test_scaling.py"  # a folder of its own: a project of one file
+        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(scaling_module(n))
         checks[n] = check_in_process(str(path), path.read_bytes())
         parses[n] = path.read_bytes()
@@ -610,12 +611,20 @@ def parse_floor(path: str, data: bytes) -> None:
 def check_in_process(path: str, data: bytes):
     """A closure that runs `check` on one file as the CLI does for each file
     (runner.process_source, the settings the CLI finds for that path, no
-    cache): start-up (interpreter, imports, settings) is outside it."""
+    cache, nothing known of its project yet): start-up (interpreter, imports,
+    settings) is outside it."""
+    from tfcompat_threads.codemod import project
     from tfcompat_threads.lint import commands, runner
 
     settings = commands._settings((path,), None, None, None, None, (), (), ())
     enabled = settings.enabled()
-    return lambda: runner.process_source(data, path, settings, runner.Mode.CHECK, enabled, cache=None)
+
+    def check():
+        project._PROJECTS.clear()  # what the process knew of the file's project: a `check FILE` run has none
+        project._ROOTS.clear()
+        return runner.process_source(data, path, settings, runner.Mode.CHECK, enabled, cache=None)
+
+    return check
 
 
 def timed(function) -> float:
