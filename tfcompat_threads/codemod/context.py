@@ -86,16 +86,7 @@ class Context:
                 key: str | None = None, cover: Cover | None = None) -> Finding:
         start, end = self.source.node_range(node) if isinstance(node, ast.AST) else node
         return Finding(code, message, start, end, fix, help, key, cover, self.severities.get(code, WARNING),
-                       self._places(message, help))
-
-    def _places(self, *texts: str) -> tuple[Place, ...]:
-        """The lines of the repository's other modules (those a flow was
-        followed into) that the texts name: data on the finding."""
-        analysis = self.analysis
-        if analysis.project is None or analysis.path is None:
-            return ()
-        paths = [str(analysis.path), *map(str, analysis.project.analysed())]
-        return tuple(dict.fromkeys(found for text in texts for found in places_in(text, paths)))
+                       _places(self.analysis, message, help))
 
     def code(self, node: ast.AST) -> str:
         return self.source.segment(node)
@@ -483,3 +474,12 @@ def _ends_simple(template: str) -> bool:
 
 def field_shown(field: Field, code) -> str:
     return f"{field.path} = {code(field.value)}" if field.value is not None else field.path
+
+
+def _places(analysis, *texts: str) -> tuple[Place, ...]:
+    """The lines of the repository's modules (those a flow was followed
+    into) that the texts name: data on the finding."""
+    if analysis.project is None or analysis.path is None:
+        return ()
+    paths = [str(analysis.path), *map(str, analysis.project.analysed())]
+    return tuple(dict.fromkeys(found for text in texts for found in places_in(text, paths)))

@@ -7,6 +7,7 @@ filtering (select, ignore, noqa, unsafe) is one pass over findings, and
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from ..options import Applicability
@@ -118,52 +119,45 @@ class Cover(NamedTuple):
     when: str
 
 
+@dataclass(eq=False, repr=False)
 class Finding:
-    """One problem at one place. `start`/`end` are 1-based lines and columns;
-    `fixed` is set by the engine when the returned source has the fix applied;
-    `cell` is the notebook cell (as `path:cell N` shows it)."""
+    """One problem at one place, as its rule made it (code, message, where,
+    its fix, what to do, its severity, the places in other files it names);
+    then what the run found of it. `start`/`end` are 1-based lines and
+    columns. A finding is its own identity (no value equality): the engine
+    tracks which of a round's findings it fixed."""
 
-    __slots__ = ("code", "message", "start", "end", "fix", "help", "key", "cover", "severity", "places", "fixed",
-                 "cell", "noqa_row", "file_rows", "located", "line_text")
+    code: str
+    message: str
+    start: Position
+    end: Position
+    fix: Fix | None = None
+    help: str = ""
+    """What to do when nothing is applied for it."""
+    key: str | None = None
+    cover: Cover | None = None
+    severity: str = WARNING
+    """Its rule's: "error" or "warning"."""
+    places: tuple[Place, ...] = ()
+    """The lines of other files its message and help name."""
+    fixed: bool = False
+    """Set by the engine when the returned source has the fix applied."""
+    cell: int | None = None
+    """The notebook cell (as `path:cell N` shows it)."""
+    noqa_row: int = 0
+    """The line whose `# noqa` comment turns it off (0: its first line)."""
+    file_rows: tuple[int, int] | None = None
+    """A notebook's finding: the lines of the .ipynb file that hold its
+    first and last source lines (annotations point there)."""
+    located: list = field(default_factory=list)
+    """The edits `fix` makes for it, as (content, start, end) positions in
+    the file read (lint/edits.py); filled for JSON output."""
+    line_text: str | None = None
+    """The source line it starts on (the code frame under it in text output)."""
 
-    def __init__(
-        self,
-        code: str,
-        message: str,
-        start: Position,
-        end: Position,
-        fix: Fix | None = None,
-        help: str = "",
-        key: str | None = None,
-        cover: Cover | None = None,
-        severity: str = WARNING,
-        places: tuple[Place, ...] = (),
-    ) -> None:
-        self.code = code
-        self.message = message
-        self.start = start
-        self.end = end
-        self.fix = fix
-        self.help = help
-        """What to do when nothing is applied for it."""
-        self.key = key
-        self.cover = cover
-        self.severity = severity
-        """Its rule's: "error" or "warning"."""
-        self.places = places
-        """The lines of other files its message and help name."""
-        self.fixed = False
-        self.cell: int | None = None
-        self.noqa_row = start.line
-        """The line whose `# noqa` comment turns it off."""
-        self.file_rows: tuple[int, int] | None = None
-        """A notebook's finding: the lines of the .ipynb file that hold its
-        first and last source lines (annotations point there)."""
-        self.located: list = []
-        """The edits `fix` makes for it, as (content, start, end) positions in
-        the file read (lint/edits.py); filled for JSON output."""
-        self.line_text: str | None = None
-        """The source line it starts on (the code frame under it in text output)."""
+    def __post_init__(self) -> None:
+        if not self.noqa_row:
+            self.noqa_row = self.start.line
 
     @property
     def applicability(self) -> Applicability:
