@@ -12,6 +12,8 @@ and raw cells are not counted).
 from __future__ import annotations
 
 import ast
+import contextlib
+import dataclasses
 import json
 import re
 from dataclasses import dataclass, field
@@ -489,6 +491,8 @@ def run(data: bytes, settings, fix: bool, enabled: frozenset[str], path: str | N
     notebook = load(data)
     if not notebook.cells:
         return engine.Outcome([], data), None
+    if memo is None and not fix:
+        memo = _Kept()  # the fix run that tells what fix can write (below) takes this run's first round
     module = NotebookModule(notebook)
     try:
         outcome = engine.run(module, settings.target, None, wants=enabled.__contains__,
@@ -517,6 +521,36 @@ def run(data: bytes, settings, fix: bool, enabled: frozenset[str], path: str | N
         outcome.source, outcome.remaining = data, list(outcome.findings)
         return outcome, None
     return outcome, module
+
+
+class _Kept:
+    """The memo (lint/cache.py's protocol) of one check of a notebook with no
+    cache: its first round's findings and edits, for the fix run that tells
+    whether fix can write the notebook (each recall gets findings of its own)."""
+
+    def __init__(self) -> None:
+        self.entry: tuple | None = None
+
+    def recall(self, code: bytes):
+        if self.entry is None or self.entry[0] != code:
+            return None
+        _, findings, planned = self.entry
+        copies = [dataclasses.replace(finding) for finding in findings]
+        if planned is None:
+            return copies, None
+        edits, skipped = planned
+        return copies, (list(edits), [copies[index] for index in skipped])
+
+    @contextlib.contextmanager
+    def recording(self):
+        yield
+
+    def keep(self, code: bytes, findings, planned) -> None:
+        kept = [dataclasses.replace(finding) for finding in findings]
+        if planned is not None:
+            edits, skipped = planned
+            planned = (list(edits), [next(i for i, f in enumerate(findings) if f is s) for s in skipped])
+        self.entry = (code, kept, planned)
 
 
 def _in_cell(module: NotebookModule, error):
