@@ -11,8 +11,12 @@ from __future__ import annotations
 from typing import NamedTuple
 
 # Module prefixes, longest first: (prefix, is the TF2-valid compat.v1 API).
-# tensorflow_estimator is where tf.estimator lives since TF 1.14.
-_TF_PREFIXES = (("tensorflow.compat.v1.", True), ("tensorflow.", False), ("tensorflow_estimator.", False))
+# tensorflow_estimator is where tf.estimator lives since TF 1.14;
+# tensorflow.compat.v2 is TensorFlow's TF2 API under another path (1.15 on).
+_TF_PREFIXES = (("tensorflow.compat.v2.compat.v1.", True), ("tensorflow.compat.v1.", True),
+                ("tensorflow.compat.v2.", False), ("tensorflow.", False), ("tensorflow_estimator.", False))
+# The modules that are TensorFlow's whole API (a name below them is `tf.<name>`).
+TF_MODULES = frozenset({"tensorflow", "tensorflow.compat.v2"})
 
 # Keras' set_session, in all spellings: TF's Keras and multi-backend Keras.
 SET_SESSION_NAMES = {
@@ -26,9 +30,13 @@ SET_SESSION_NAMES = {
 SET_SESSION = "keras.backend.set_session"
 # The spellings that exist, by the Keras TensorFlow bundles (measured on the
 # real TF 2.15.1 / keras 2.15.0 and 2.21: tests/test_runtime_claims.py).
+# TensorFlow's internal copy of Keras 2 keeps its set_session on every release
+# (2.21 included); from TF 2.6 on tf.keras is the keras package (Keras 3 from
+# 2.16), whose models never use the session it sets.
+LEGACY_KERAS_SET_SESSION = "tensorflow.python.keras.backend.set_session"
 SET_SESSION_EXISTING = {
-    "keras 2.15 (TF 2.15)": frozenset({"tensorflow.compat.v1.keras.backend.set_session"}),
-    "keras 3 (TF >= 2.16)": frozenset(),
+    "keras 2.15 (TF 2.15)": frozenset({"tensorflow.compat.v1.keras.backend.set_session", LEGACY_KERAS_SET_SESSION}),
+    "keras 3 (TF >= 2.16)": frozenset({LEGACY_KERAS_SET_SESSION}),
 }
 
 CONFIG = "ConfigProto"

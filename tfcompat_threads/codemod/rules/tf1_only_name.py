@@ -84,7 +84,7 @@ with tf.compat.v1.Session(config=config) as sess:
         while type(root) is ast.Attribute:
             root = root.value
         source = context.source
-        if context.analysis.qnames(root) == {"tensorflow"}:
+        if len(qnames := context.analysis.qnames(root)) == 1 and qnames <= sym.TF_MODULES:
             alias = context.code(root)
             edits = [Edit(source.end(root), source.end(node), f".{target}")]
         else:
