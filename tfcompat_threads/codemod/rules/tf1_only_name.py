@@ -24,7 +24,10 @@ class Tf1OnlyName(Rule):
     what = (
         "Finds session-config names that TensorFlow 2 has only under `tf.compat.v1`: `tf.ConfigProto`, "
         "`tf.GPUOptions`, `tf.Session`, `tf.InteractiveSession`, `tf.RunOptions`, "
-        "`tf.train.MonitoredTrainingSession`, `tf.train.Server`, `from tensorflow import ConfigProto` ..."
+        "`tf.get_default_session`, the session creators, `tf.train.MonitoredSession` and the session hooks, "
+        "`tf.train.Server`, `from tensorflow import ConfigProto` ...: the session API family as TensorFlow's "
+        "own rename table (tf_upgrade_v2's) lists it, each renamed as that table renames it "
+        "(`tf.train.Server` to `tf.distribute.Server`, the others to `tf.compat.v1`)."
     )
     why = "They raise AttributeError (or ImportError) on TensorFlow 2."
     example = """\
@@ -84,7 +87,8 @@ with tf.compat.v1.Session(config=config) as sess:
         while type(root) is ast.Attribute:
             root = root.value
         source = context.source
-        if len(qnames := context.analysis.qnames(root)) == 1 and qnames <= sym.TF_MODULES:
+        qnames = context.analysis.qnames(root)
+        if len(qnames) == 1 and qnames <= sym.TF_MODULES:
             alias = context.code(root)
             edits = [Edit(source.end(root), source.end(node), f".{target}")]
         else:
