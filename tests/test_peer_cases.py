@@ -21,7 +21,7 @@ def json_findings(tmp_path, source: str) -> list[dict]:
 def apply(source: str, edits: list[dict]) -> str:
     """ruff's edits (1-based rows and columns, exclusive ends) applied to one-line-per-row text."""
     rows = source.splitlines(keepends=True)
-    offset = lambda place: sum(len(r) for r in rows[:place["row"] - 1]) + place["column"] - 1  # noqa: E731
+    offset = lambda place: sum(len(r) for r in rows[:place["row"] - 1]) + place["column"] - 1
     for edit in sorted(edits, key=lambda e: offset(e["location"]), reverse=True):
         start, end = offset(edit["location"]), offset(edit["end_location"])
         source = source[:start] + edit["content"] + source[end:]
