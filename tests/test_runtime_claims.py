@@ -42,7 +42,7 @@ def test_a_tf_data_call_counts_as_a_first_op_when_it_starts_the_runtime(name):
 
 
 SET_SESSION_SPELLINGS = ("keras.backend.set_session", "tensorflow.keras.backend.set_session",
-                         "tensorflow.compat.v1.keras.backend.set_session")
+                         "tensorflow.compat.v1.keras.backend.set_session", sym.LEGACY_KERAS_SET_SESSION)
 
 
 @pytest.mark.tf

@@ -137,3 +137,43 @@ def test_native_output_for_each_tf_version_runs_with_its_pools(folder):
 def _last_line(failure: ScenarioFailed) -> str:
     lines = [line for line in str(failure).splitlines() if line.strip()]
     return lines[-1]
+
+
+# -- the session family is TensorFlow's own rename table -------------------------------------
+
+TABLE = r"""
+import json
+from tensorflow.tools.compatibility import all_renames_v2
+print(json.dumps(all_renames_v2.symbol_renames))
+"""
+
+
+def test_session_family_is_tensorflows_table():
+    """codemod/symbols.py TF1_RENAMES row by row against tf-upgrade-v2's table
+    as this row's TensorFlow ships it (all_renames_v2.symbol_renames): the
+    same TF2 name, except the hooks and their SessionRun* types, which tables
+    before Estimator's removal (2.16) send to tf.estimator; and no name of the session family that the
+    table renames is missing from ours (no half renames)."""
+    import json
+    import os
+    import re
+    import subprocess
+
+    from tfcompat_threads.codemod import symbols
+
+    proc = subprocess.run([TF_PYTHON, "-c", TABLE], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    table = json.loads(proc.stdout.strip().splitlines()[-1])
+    differ = {}
+    for name, ours in symbols.TF1_RENAMES.items():
+        theirs = table.get(f"tf.{name}")
+        before_2_16 = name.startswith("train.") and theirs == "tf.estimator." + name.rsplit(".", 1)[1]
+        if theirs != f"tf.{ours}" and not before_2_16:
+            differ[name] = (ours, theirs)
+    assert differ == {}
+    family = re.compile(r"[Ss]ession(?!Log)|Hook$|^(Supervisor|Server|Scaffold|ConfigProto|GPUOptions|GraphOptions"
+                        r"|OptimizerOptions|RunOptions|RunMetadata|disable_v2_behavior|\w+_eager_execution)$")
+    theirs = {old[3:] for old in table if old.startswith("tf.") and not old.startswith(("tf.contrib.", "tf.summary."))
+              and family.search(old.rsplit(".", 1)[1])}
+    assert theirs - symbols.TF1_ONLY - {"keras.backend.set_session"} == set()

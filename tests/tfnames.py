@@ -33,6 +33,13 @@ import importlib, json, sys
 out = {}
 for name in json.loads(sys.stdin.read()):
     parts = name.split(".")
+    try:  # the public API first: `tensorflow.distribute` is also a package of its own
+        obj = importlib.import_module(parts[0])
+        for part in parts[1:]:
+            obj = getattr(obj, part)
+        continue
+    except Exception:
+        pass
     obj = None
     for end in range(len(parts), 0, -1):  # the longest importable module, then attributes
         try:
@@ -84,11 +91,10 @@ def written_names(tf_version: str | None, keras2: bool = True) -> dict[str, str]
                     found.setdefault("tensorflow." + options.spelling(name, tf_version), option.field)
                 except options.NoName:
                     pass
-    try:
-        compat = options.spelling("compat.v1", tf_version)
-    except options.NoName:
-        return found
+    from tfcompat_threads.codemod.rules.tf1_only_name import renamed
+
     for name in symbols.TF1_ONLY:
-        if keras2 or name not in symbols.KERAS2_ONLY:
-            found.setdefault(f"tensorflow.{compat}.{name}", "tf1-only-name's rename")
+        target = renamed(name, tf_version)
+        if target is not None and (keras2 or name not in symbols.KERAS2_ONLY):
+            found.setdefault(f"tensorflow.{target}", "tf1-only-name's rename")
     return found

@@ -270,6 +270,8 @@ NAMES: dict[str, Name] = {
         "2.1", (("1.14", "config.experimental.set_virtual_device_configuration"),)),
     "config.LogicalDeviceConfiguration": Name("2.1", (("1.14", "config.experimental.VirtualDeviceConfiguration"),)),
     "compat.v1": Name("1.13"),
+    # tf-upgrade-v2's table renames tf.train.Server to it (codemod/symbols.py TF1_RENAMES)
+    "distribute.Server": Name("1.14", (("1.13", "compat.v1.train.Server"),)),
 }
 
 # The TensorFlow releases a tf-version may name: 1.0-1.15 and 2.0 up to the newest this table was

@@ -151,12 +151,15 @@ class Context:
             if type(node) is ast.Import:
                 for alias in node.names:
                     bound = alias.asname or alias.name.split(".")[0]
-                    if alias.name == "tensorflow" or (alias.name.startswith("tensorflow.") and not alias.asname):
-                        plain.append((bound, node))
+                    if alias.name in ("tensorflow", "tensorflow.compat.v2") or (
+                            alias.name.startswith("tensorflow.") and not alias.asname):
+                        plain.append((bound, node))  # tensorflow.compat.v2 is TF2's whole API
                     elif alias.name == "tensorflow.compat.v1":
                         compat.append((bound, node))
             elif node.module == "tensorflow.compat" and not node.level:
                 for alias in node.names:
+                    if alias.name == "v2":
+                        plain.append((alias.asname or "v2", node))
                     if alias.name == "v1":
                         compat.append((alias.asname or "v1", node))
         return plain + compat

@@ -13,8 +13,12 @@ from typing import NamedTuple
 from ..options import OPTIONS, THREAD_FIELDS, written_names
 
 # Module prefixes, longest first: (prefix, is the TF2-valid compat.v1 API).
-# tensorflow_estimator is where tf.estimator lives since TF 1.14.
-_TF_PREFIXES = (("tensorflow.compat.v1.", True), ("tensorflow.", False), ("tensorflow_estimator.", False))
+# tensorflow_estimator is where tf.estimator lives since TF 1.14;
+# tensorflow.compat.v2 is TensorFlow's TF2 API under another path (1.15 on).
+_TF_PREFIXES = (("tensorflow.compat.v2.compat.v1.", True), ("tensorflow.compat.v1.", True),
+                ("tensorflow.compat.v2.", False), ("tensorflow.", False), ("tensorflow_estimator.", False))
+# The modules that are TensorFlow's whole API (a name below them is `tf.<name>`).
+TF_MODULES = frozenset({"tensorflow", "tensorflow.compat.v2"})
 
 # Keras' set_session, in all spellings: TF's Keras and multi-backend Keras.
 SET_SESSION_NAMES = {
@@ -28,9 +32,13 @@ SET_SESSION_NAMES = {
 SET_SESSION = "keras.backend.set_session"
 # The spellings that exist, by the Keras TensorFlow bundles (measured on the
 # real TF 2.15.1 / keras 2.15.0 and 2.21: tests/test_runtime_claims.py).
+# TensorFlow's internal copy of Keras 2 keeps its set_session on every release
+# (2.21 included); from TF 2.6 on tf.keras is the keras package (Keras 3 from
+# 2.16), whose models never use the session it sets.
+LEGACY_KERAS_SET_SESSION = "tensorflow.python.keras.backend.set_session"
 SET_SESSION_EXISTING = {
-    "keras 2.15 (TF 2.15)": frozenset({"tensorflow.compat.v1.keras.backend.set_session"}),
-    "keras 3 (TF >= 2.16)": frozenset(),
+    "keras 2.15 (TF 2.15)": frozenset({"tensorflow.compat.v1.keras.backend.set_session", LEGACY_KERAS_SET_SESSION}),
+    "keras 3 (TF >= 2.16)": frozenset({LEGACY_KERAS_SET_SESSION}),
 }
 
 CONFIG = "ConfigProto"
@@ -53,6 +61,8 @@ ESTIMATOR_RUN_CONFIGS = (
 GRAPH_SINKS = (
     *ESTIMATOR_RUN_CONFIGS,
     "train.MonitoredTrainingSession",
+    "train.ChiefSessionCreator",  # MonitoredSession(session_creator=...) makes its graph session with it
+    "train.WorkerSessionCreator",
     "train.Server",
     "train.Supervisor",
     "train.SingularMonitoredSession",
@@ -89,28 +99,62 @@ OPENMP_THREAD_COUNTS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS")
 # The variables that do size TensorFlow's pools (from TF 2.4 on, DESIGN.md §1).
 TF_THREAD_VARIABLES = ("TF_NUM_INTRAOP_THREADS", "TF_NUM_INTEROP_THREADS")
 
-# Session-config names that TF2 has only under tf.compat.v1 (each checked on every
-# release of the test matrix, 1.15 to the newest: tests/test_tf_version_tf.py).
-TF1_ONLY = frozenset(
-    {
-        "ConfigProto",
-        "GPUOptions",
-        "GraphOptions",
-        "OptimizerOptions",
-        "RunOptions",
-        "RunMetadata",
-        "Session",
-        "InteractiveSession",
-        "enable_eager_execution",
-        "disable_eager_execution",
-        "disable_v2_behavior",
-        "train.MonitoredTrainingSession",
-        "train.SingularMonitoredSession",
-        "train.Supervisor",
-        "train.Server",
-        "keras.backend.get_session",
-    }
-)
+# The TF1 session API family and what TF2 calls each name: TensorFlow's own
+# rename table (tf_upgrade_v2's renames_v2.py, which all_renames_v2.py merges
+# into symbol_renames), as TensorFlow 2.21 ships it: every row is that table's
+# row for the name, and the family is that table's rows for sessions, session
+# creators, managers and hooks, Supervisor, Server, the config protos and the
+# eager switches (tests/test_tf_version_tf.py::test_session_family_is_tensorflows_table
+# reads the table of each row's TensorFlow and compares). Tables before 2.16
+# give `tf.estimator.*` for the hooks and SessionRun* types, gone with
+# Estimator on 2.16; `tf.compat.v1.train.*` exists on every TF2 release. Keras'
+# set_session is keras-set-session's (SET_SESSION_NAMES), not this table's.
+# Each name is checked on every release of the test matrix, 1.15 to the newest
+# (tests/test_tf_version_tf.py).
+TF1_RENAMES = {
+    "ConfigProto": "compat.v1.ConfigProto",
+    "GPUOptions": "compat.v1.GPUOptions",
+    "GraphOptions": "compat.v1.GraphOptions",
+    "OptimizerOptions": "compat.v1.OptimizerOptions",
+    "RunOptions": "compat.v1.RunOptions",
+    "RunMetadata": "compat.v1.RunMetadata",
+    "Session": "compat.v1.Session",
+    "InteractiveSession": "compat.v1.InteractiveSession",
+    "get_default_session": "compat.v1.get_default_session",
+    "get_session_handle": "compat.v1.get_session_handle",
+    "get_session_tensor": "compat.v1.get_session_tensor",
+    "delete_session_tensor": "compat.v1.delete_session_tensor",
+    "enable_eager_execution": "compat.v1.enable_eager_execution",
+    "disable_eager_execution": "compat.v1.disable_eager_execution",
+    "disable_v2_behavior": "compat.v1.disable_v2_behavior",
+    "train.SessionCreator": "compat.v1.train.SessionCreator",
+    "train.ChiefSessionCreator": "compat.v1.train.ChiefSessionCreator",
+    "train.WorkerSessionCreator": "compat.v1.train.WorkerSessionCreator",
+    "train.SessionManager": "compat.v1.train.SessionManager",
+    "train.MonitoredSession": "compat.v1.train.MonitoredSession",
+    "train.MonitoredTrainingSession": "compat.v1.train.MonitoredTrainingSession",
+    "train.SingularMonitoredSession": "compat.v1.train.SingularMonitoredSession",
+    "train.Scaffold": "compat.v1.train.Scaffold",
+    "train.Supervisor": "compat.v1.train.Supervisor",
+    "train.Server": "distribute.Server",
+    "train.SessionRunHook": "compat.v1.train.SessionRunHook",
+    "train.SessionRunArgs": "compat.v1.train.SessionRunArgs",
+    "train.SessionRunContext": "compat.v1.train.SessionRunContext",
+    "train.SessionRunValues": "compat.v1.train.SessionRunValues",
+    "train.CheckpointSaverHook": "compat.v1.train.CheckpointSaverHook",
+    "train.FeedFnHook": "compat.v1.train.FeedFnHook",
+    "train.FinalOpsHook": "compat.v1.train.FinalOpsHook",
+    "train.GlobalStepWaiterHook": "compat.v1.train.GlobalStepWaiterHook",
+    "train.LoggingTensorHook": "compat.v1.train.LoggingTensorHook",
+    "train.NanTensorHook": "compat.v1.train.NanTensorHook",
+    "train.ProfilerHook": "compat.v1.train.ProfilerHook",
+    "train.StepCounterHook": "compat.v1.train.StepCounterHook",
+    "train.StopAtStepHook": "compat.v1.train.StopAtStepHook",
+    "train.SummarySaverHook": "compat.v1.train.SummarySaverHook",
+    "keras.backend.get_session": "compat.v1.keras.backend.get_session",
+}
+# Session-config names that TF2 has only under another name.
+TF1_ONLY = frozenset(TF1_RENAMES)
 # TF1-only names whose tf.compat.v1 spelling is gone with Keras 3 (TF >= 2.16):
 # renaming them is not a safe fix. Keras' set_session is keras-set-session's.
 KERAS2_ONLY = frozenset({"keras.backend.get_session"})

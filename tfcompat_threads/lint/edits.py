@@ -4,8 +4,10 @@ What `fix` writes is the truth: the edits are the differences between the
 file read and the file `fix` writes, as text of the file itself (its own
 encoding; a notebook's JSON text, so that applying them gives the notebook
 `fix` writes byte for byte). Each edit belongs to one finding that `fix`
-applies: the one whose lines it touches, else (an import the fix made
-unused or needs) the nearest one. Applying every finding's edits to the file
+applies: the one whose lines it touches (where two fixes touch the same
+rows, two renames on one line, the rows' changes are split by column, each
+to the finding at it), else (an import the fix made unused or needs) the
+nearest one. Applying every finding's edits to the file
 read gives exactly the bytes `fix` writes; a finding `fix` does not apply
 (an unsafe fix without `--unsafe-fixes`) carries none.
 
@@ -68,8 +70,30 @@ def locate(result) -> None:
         starts.append(starts[-1] + len(row))
     spans = {id(f): _rows(f, starts) for f in fixed}
     for first, after, content in hunks(old, new):
+        sharing = [f for f in fixed if _distance(spans[id(f)], first, after)[0] == 0]
+        replaced = _LINES.findall(content)
+        if len(sharing) > 1 and len(replaced) == after - first:
+            # two fixes on the same rows (two renames on one line): each its own edits, within the row
+            for row, (was, now) in enumerate(zip(rows[first - 1:after - 1], replaced), start=first):
+                matcher = difflib.SequenceMatcher(None, was, now, autojunk=False)
+                for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+                    if tag == "equal":
+                        continue
+                    owner = min(sharing, key=lambda f: _column_distance(f, row, i1 + 1))
+                    owner.located.append((now[j1:j2], Position(row, i1 + 1), Position(row, i2 + 1)))
+            continue
         owner = min(fixed, key=lambda f: _distance(spans[id(f)], first, after))
         owner.located.append((content, position(first), position(after)))
+
+
+def _column_distance(finding, row: int, column: int) -> tuple[int, int]:
+    """How far (rows, then columns) a place is from a finding's own text."""
+    start, end = finding.start, finding.end
+    if (start.line, start.column) <= (row, column) <= (end.line, end.column):
+        return (0, 0)
+    if (row, column) < (start.line, start.column):
+        return (start.line - row, abs(start.column - column))
+    return (row - end.line, abs(column - end.column))
 
 
 def _rows(finding, starts: list[int]) -> list[tuple[int, int]]:

@@ -54,11 +54,18 @@ tf.config.threading.set_intra_op_parallelism_threads(2)
                 cover = None
             why = reached[call].reason if call in reached and reached[call].reason else \
                 _session_source(context, call)
+            if symbol.qualified == sym.LEGACY_KERAS_SET_SESSION:
+                message = (f"{context.code(call.func)}(): this is TensorFlow's internal copy of Keras 2 "
+                           "(tensorflow.python.keras), which still has set_session, but from TF 2.6 on tf.keras "
+                           "models (Keras 3 from 2.16) never use the session it sets, and no fix here can remove "
+                           f"this one ({why})")
+            else:
+                message = (f"{context.code(call.func)}(): Keras 3 (TF >= 2.16) has no set_session, and no fix "
+                           f"here can remove this one ({why})")
             yield context.finding(
                 self.code,
                 call,
-                f"{context.code(call.func)}(): Keras 3 (TF >= 2.16) has no set_session, and no fix here "
-                f"can remove this one ({why})",
+                message,
                 help="keep tf-keras (pip install tf-keras; TF_USE_LEGACY_KERAS=1) for this graph-mode code, "
                 "or configure the process with tf.config.threading instead of a session",
                 cover=cover,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from ... import options as opts
 from ...options import Applicability
 from .. import symbols as sym
 from ..context import SHIM_MODULE
@@ -23,7 +24,10 @@ class Tf1OnlyName(Rule):
     what = (
         "Finds session-config names that TensorFlow 2 has only under `tf.compat.v1`: `tf.ConfigProto`, "
         "`tf.GPUOptions`, `tf.Session`, `tf.InteractiveSession`, `tf.RunOptions`, "
-        "`tf.train.MonitoredTrainingSession`, `tf.train.Server`, `from tensorflow import ConfigProto` ..."
+        "`tf.get_default_session`, the session creators, `tf.train.MonitoredSession` and the session hooks, "
+        "`tf.train.Server`, `from tensorflow import ConfigProto` ...: the session API family as TensorFlow's "
+        "own rename table (tf_upgrade_v2's) lists it, each renamed as that table renames it "
+        "(`tf.train.Server` to `tf.distribute.Server`, the others to `tf.compat.v1`)."
     )
     why = "They raise AttributeError (or ImportError) on TensorFlow 2."
     example = """\
@@ -74,30 +78,31 @@ with tf.compat.v1.Session(config=config) as sess:
         yield from self._from_imports(context, {**shim_keys, **rename_keys})
 
     def _rename(self, context, node, symbol, cover, key):
-        unavailable = context.unavailable("compat.v1")
-        if unavailable:
+        target = renamed(symbol.name, context.tf_version)
+        if target is None:
             return context.finding(
                 self.code, node, f"{context.code(node)} does not exist on TF2", None,
-                help=_KEEP_HELP.format(unavailable=unavailable), key=key, cover=cover)
+                help=_KEEP_HELP.format(unavailable=context.unavailable("compat.v1")), key=key, cover=cover)
         root = node
         while type(root) is ast.Attribute:
             root = root.value
         source = context.source
-        if context.analysis.qnames(root) == {"tensorflow"}:
+        qnames = context.analysis.qnames(root)
+        if len(qnames) == 1 and qnames <= sym.TF_MODULES:
             alias = context.code(root)
-            edits = [Edit(source.end(root), source.end(root), ".compat.v1")]
+            edits = [Edit(source.end(root), source.end(node), f".{target}")]
         else:
             found = context.tf_alias(context.analysis.statement_of(node))
             if found is None:
                 return context.finding(
                     self.code, node, f"{context.code(node)} does not exist on TF2", None,
                     help="no free name for TensorFlow here (`tf` and `tensorflow` are both taken): "
-                    f"write tensorflow.compat.v1.{symbol.name} by hand", key=key, cover=cover)
+                    f"write tensorflow.{target} by hand", key=key, cover=cover)
             alias, needed = found
-            edits = [Edit(source.start(node), source.end(node), f"{alias}.compat.v1.{symbol.name}")]
+            edits = [Edit(source.start(node), source.end(node), f"{alias}.{target}")]
             if needed is not None:
                 edits.append(needed)
-        new = f"{alias}.compat.v1.{symbol.name}"
+        new = f"{alias}.{target}"
         edits += context.realign(node, len(new) - len(context.code(node)))
         if symbol.name in sym.KERAS2_ONLY:
             fix = Fix(Applicability.UNSAFE, f"rename to {new}", edits,
@@ -179,6 +184,20 @@ with tf.compat.v1.Session(config=config) as sess:
             node = context.analysis.parents.get(node)
         unit = context.unit_replacing(reference)
         return context.unit_key(unit) if unit is not None else None
+
+
+def renamed(name: str, tf_version: str | None) -> str | None:
+    """What `name` (a key of symbols.TF1_RENAMES) is written as for code that
+    must run on `tf_version`: TensorFlow's table's name as that release spells
+    it, else its tf.compat.v1 spelling; None when the release has neither."""
+    target = sym.TF1_RENAMES[name]
+    for key, rest in ((target, ""), ("compat.v1", "." + name)) if target in opts.NAMES else (
+            ("compat.v1", target[len("compat.v1"):]),):
+        try:
+            return opts.spelling(key, tf_version) + rest
+        except opts.NoName:
+            continue
+    return None
 
 
 RULE = Tf1OnlyName()
