@@ -395,18 +395,6 @@ class Context:
                 return name
         return candidates[-1] + "_"
 
-    @cached_property
-    def indent_unit(self) -> str:
-        """The file's indentation step (its first indented block), else 4 spaces."""
-        source = self.source
-        for node in ast.walk(source.tree):
-            body = getattr(node, "body", None)
-            if isinstance(node, ast.stmt) and type(body) is list and body and body[0].lineno > node.lineno:
-                outer, inner = source.indent_of(node), source.indent_of(body[0])
-                if inner.startswith(outer) and len(inner) > len(outer):
-                    return inner[len(outer):]
-        return "    "
-
     def _render(self, template: str, value: ast.expr, tf: str, indent: str, names: dict[str, str]) -> str:
         """The template's code at `indent`, with this scope's TensorFlow name
         and the value as written (its own formatting and comments kept);
@@ -416,7 +404,7 @@ class Context:
         value_text = self.source.text[start:end]
         if "({value})" not in template and not isinstance(value, _ATOMS) and not parenthesized:
             value_text = f"({value_text})"
-        step = self.indent_unit
+        step = self.source.indent_unit
         lines = []
         for line in template.format(tf=tf, value=_VALUE, **{"index": "", "indexes": "", **names}).split("\n"):
             stripped = line.lstrip(" ")

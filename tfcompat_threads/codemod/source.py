@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
+from functools import cached_property
 from typing import NamedTuple
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
@@ -159,6 +160,17 @@ class Source:
         return text[: len(text) - len(text.lstrip())]
 
     # -- comments --------------------------------------------------------------------
+
+    @cached_property
+    def indent_unit(self) -> str:
+        """The file's indentation step (its first indented block), else 4 spaces."""
+        for node in ast.walk(self.tree):
+            body = getattr(node, "body", None)
+            if isinstance(node, ast.stmt) and type(body) is list and body and body[0].lineno > node.lineno:
+                outer, inner = self.indent_of(node), self.indent_of(body[0])
+                if inner.startswith(outer) and len(inner) > len(outer):
+                    return inner[len(outer):]
+        return "    "
 
     def comments(self, start: int, end: int) -> list[tuple[int, str]]:
         """(offset, text) of the comments in text[start:end], a range of whole
