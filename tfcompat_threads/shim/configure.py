@@ -24,9 +24,7 @@ each action. Routes, chosen per field from the process state:
 
 from __future__ import annotations
 
-import operator
 import os
-import re
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
@@ -37,10 +35,11 @@ from ..errors import ThreadConfigError, ThreadConfigWarning, UnmappedOptionWarni
 from ..options import Action
 from ..versions import env_threads_match_config, execution_mode, has_tf_config, tf_version
 from .build import openmp_pool_env, openmp_runtime
+from .values import (INT32, boolean, cpu_count, device_list, gpu_indexes, int32, inter_op_count, intra_op_count,
+                     invalid)
 
 CONFLICT_MODES = ("raise", "warn")
 
-INT32 = range(-(2**31), 2**31)
 
 # Pools of TF's graph-mode sessions: the sizes the first session of this package started.
 _graph_pools: dict[str, int] = {}
@@ -217,7 +216,7 @@ def _flatten_into(fields: dict[str, Any], prefix: str, value: Any) -> None:
     if isinstance(value, Mapping) and (not prefix or prefix in _options.NESTED_FIELDS):
         for name, item in value.items():
             if not isinstance(name, str):  # protobuf: TypeError; device_count={1: 2} is no device name
-                raise _invalid(TypeError, f"{prefix or 'config'}[{name!r}]", item,
+                raise invalid(TypeError, f"{prefix or 'config'}[{name!r}]", item,
                                f"a field or device name (str) is needed as the key, not {type(name).__name__}")
             _flatten_into(fields, f"{prefix}.{name}" if prefix else str(name), item)
         return
@@ -241,117 +240,14 @@ def config_proto(fields: Mapping[str, Any]):
     return compat_v1().ConfigProto(**nested)
 
 
-# Values, checked as TensorFlow's ConfigProto takes them (protobuf on TF 2.15
-# and 2.21): int32 fields refuse floats and strings, bool fields take bools
-# and integers but refuse strings ('false' included) and floats. Stricter
-# where TensorFlow would take the value and then fail: see each check.
-
-
-def _invalid(error: type[Exception], name: str, value: Any, problem: str) -> Exception:
-    try:
-        shown = repr(value)
-    except Exception:  # noqa: BLE001  a value's own __repr__ may raise: the error still names the field
-        shown = f"<a {type(value).__name__} whose repr() raises>"
-    return error(f"tfcompat_threads: {name}={shown}: {problem}")
-
-
-def _index(name: str, value: Any, needed: str) -> int:
-    """operator.index, whatever the value's __index__ raises: TypeError naming the field."""
-    try:
-        return operator.index(value)
-    except TypeError:
-        raise _invalid(TypeError, name, value, f"{needed} is needed, not {type(value).__name__}") from None
-    except Exception as error:  # noqa: BLE001  its own __index__ failed
-        problem = f"{needed} is needed; its __index__ raised {type(error).__name__}: {error}"
-        raise _invalid(TypeError, name, value, problem) from None
-
-
-def _is_numpy_bool(value: Any) -> bool:
-    return getattr(getattr(value, "dtype", None), "kind", None) == "b"
-
-
-def _int32(name: str, value: Any) -> int:
-    """An int32 that is not a bool (protobuf of TF 2.21 refuses bools too)."""
-    if isinstance(value, bool) or _is_numpy_bool(value):
-        raise _invalid(TypeError, name, value, "an int is needed, not a bool")
-    number = _index(name, value, "an int")
-    if number not in INT32:
-        problem = f"out of range: an int32 ({INT32.start} to {INT32.stop - 1}) is needed"
-        raise _invalid(ValueError, name, value, problem)
-    return number
-
-
-def _bool(name: str, value: Any) -> bool:
-    if isinstance(value, bool) or _is_numpy_bool(value):
-        return bool(value)
-    return bool(_index(name, value, "a bool"))  # as protobuf: an int is taken, non-zero is True
-
-
-def _intra_op_count(name: str, value: Any) -> int:
-    number = _inter_op_count(name, value)
-    if number < 0:
-        # Seen on TF 2.15 and 2.21: taken, then the first op aborts the process
-        # ("Check failed: num_threads >= 1").
-        problem = "0 (TensorFlow picks) or more is needed: TensorFlow aborts on a negative count"
-        raise _invalid(ValueError, name, value, problem)
-    return number
-
-
-def _inter_op_count(name: str, value: Any) -> int:
-    """A thread count up to MAX_THREADS (negative: for inter-op, TF's "caller's thread")."""
-    number = _int32(name, value)
-    if number > _options.MAX_THREADS:
-        problem = (f"at most {_options.MAX_THREADS} threads are accepted (TensorFlow's first op takes 20 s at "
-                   "16,384 threads, hangs or dies with more)")
-        raise _invalid(ValueError, name, value, problem)
-    return number
-
-
-def _cpu_count(name: str, value: Any) -> int:
-    number = _int32(name, value)
-    if number < 1:
-        # TF 2.15 and 2.21 graph sessions: "No CPU devices are available in this process".
-        raise _invalid(ValueError, name, value, "TensorFlow needs at least one CPU device")
-    return number
-
-
-def _device_list(name: str, value: Any) -> str:
-    """A comma-separated list of GPU indexes; '' means every GPU."""
-    if isinstance(value, bytes):  # protobuf takes UTF-8 bytes for a string
-        try:
-            value = value.decode("utf-8")
-        except UnicodeDecodeError:
-            raise _invalid(ValueError, name, value, "bytes that are not UTF-8") from None
-    if not isinstance(value, str):
-        problem = f"a string of comma-separated GPU indexes is needed, not {type(value).__name__}"
-        raise _invalid(TypeError, name, value, problem)
-    try:
-        gpu_indexes(value)
-    except ValueError as error:  # TensorFlow's GPU runtime: "Could not parse entry"
-        raise _invalid(ValueError, name, value, str(error)) from None
-    return value
-
-
-def gpu_indexes(device_list: str) -> list[int]:
-    """The GPU indexes of a `visible_device_list`, in their order."""
-    if not device_list.strip():
-        return []
-    indexes = []
-    for entry in device_list.split(","):
-        if re.fullmatch(r"\s*-?[0-9]+\s*", entry) is None:
-            raise ValueError(f"{entry.strip()!r} is not a GPU index")
-        indexes.append(int(entry))
-    return indexes
-
-
-def _proto_value(name: str, value: Any) -> Any:
+def proto_value(name: str, value: Any) -> Any:
     """No TF2 call applies the field: protobuf alone says what it takes."""
     if tf_version() is None:
         return value
     try:
         config_proto({name: value})
     except (TypeError, ValueError) as error:
-        raise _invalid(type(error), name, value, str(error)) from None
+        raise invalid(type(error), name, value, str(error)) from None
     return value
 
 
@@ -363,7 +259,7 @@ def validated(fields: Mapping[str, Any]) -> dict[str, Any]:
         if name in _options.NESTED_FIELDS:  # not a message or a mapping of its fields
             what = ("a GPUOptions or a mapping of its fields" if name == "gpu_options"
                     else "a mapping of device name to count")
-            raise _invalid(TypeError, name, value, f"{what} is needed, not {type(value).__name__}")
+            raise invalid(TypeError, name, value, f"{what} is needed, not {type(value).__name__}")
         option = _options.lookup(name)
         checked[name] = value if option is None else HANDLERS[option.action].check(name, value)
     return checked
@@ -475,16 +371,16 @@ class Handler(NamedTuple):
 
 
 HANDLERS: dict[Action, Handler] = {
-    Action.INTRA_OP_THREADS: Handler(_intra_op_count, _thread_pool),
-    Action.INTER_OP_THREADS: Handler(_inter_op_count, _thread_pool),  # negative: TF's "caller's thread"
-    Action.SOFT_PLACEMENT: Handler(_bool, _soft_placement),
-    Action.LOG_PLACEMENT: Handler(_bool, _log_placement),
-    Action.GPU_MEMORY_GROWTH: Handler(_bool, _gpu_memory_growth),
-    Action.GPU_VISIBLE_DEVICE_LIST: Handler(_device_list, _gpu_visible_device_list),
-    Action.DEVICE_COUNT_GPU: Handler(_int32, _device_count_gpu),
-    Action.DEVICE_COUNT_CPU: Handler(_cpu_count, _device_count_cpu),
-    Action.MANUAL: Handler(_proto_value, None),
-    Action.GRAPH_ONLY: Handler(_proto_value, None),
+    Action.INTRA_OP_THREADS: Handler(intra_op_count, _thread_pool),
+    Action.INTER_OP_THREADS: Handler(inter_op_count, _thread_pool),  # negative: TF's "caller's thread"
+    Action.SOFT_PLACEMENT: Handler(boolean, _soft_placement),
+    Action.LOG_PLACEMENT: Handler(boolean, _log_placement),
+    Action.GPU_MEMORY_GROWTH: Handler(boolean, _gpu_memory_growth),
+    Action.GPU_VISIBLE_DEVICE_LIST: Handler(device_list, _gpu_visible_device_list),
+    Action.DEVICE_COUNT_GPU: Handler(int32, _device_count_gpu),
+    Action.DEVICE_COUNT_CPU: Handler(cpu_count, _device_count_cpu),
+    Action.MANUAL: Handler(proto_value, None),
+    Action.GRAPH_ONLY: Handler(proto_value, None),
 }
 
 
