@@ -73,14 +73,15 @@ session = v1.Session(config=v1.ConfigProto(intra_op_parallelism_threads={intra},
 session.run(total)
 emit()
 """)
-    else:
+    else:  # an OpenMP build: with the OMP_NUM_THREADS the probe's process had (the shim's, from --intra)
+        omp = (data.get("openmp") or {}).get("OMP_NUM_THREADS")
         reference = run(f"""
 import tensorflow as tf
 tf.config.threading.set_intra_op_parallelism_threads({intra})
 tf.config.threading.set_inter_op_parallelism_threads({inter})
 work(tf)
 emit()
-""")
+""", env={"OMP_NUM_THREADS": omp} if omp else None)
     assert sum(data["threads"].values()) == total(reference), (data["threads"], reference["threads"])
 
 

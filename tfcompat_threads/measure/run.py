@@ -525,6 +525,15 @@ def _process_report(process: dict, launch_env: dict[str, str], forks: dict) -> d
         "forked_children": forks.get(process["pid"], []),
         "recorder_errors": [e for e in events if e["ev"] == "recorder_error"],
     }
+    if tf_event.get("openmp"):  # an OpenMP build: oneDNN's heavy ops ran on a third pool
+        omp = report["env"].get("OMP_NUM_THREADS", launch_env.get("OMP_NUM_THREADS"))
+        report["openmp"] = {"library": tf_event["openmp"], "OMP_NUM_THREADS": omp}
+        sized = f"OMP_NUM_THREADS={omp}" if omp else f"OMP_NUM_THREADS (unset here: the {cpus} CPUs)"
+        for setting in settings:
+            if setting["field"] == "intra_op_parallelism_threads":
+                setting["why"] += (f"; but this TensorFlow is an OpenMP build ({tf_event['openmp']}): its oneDNN "
+                                   f"matmuls and convolutions ran on an OpenMP pool sized by {sized}, not by this "
+                                   "setting")
     if "image" in process:  # the process exec()ed: one report per image
         report["image"] = process["image"]
         if exit_event is None and process["image"][0] < process["image"][1]:
@@ -680,6 +689,12 @@ def format_report(report: dict) -> str:
             children = process["forked_children"]
             lines.append(f"  forked {len(children)} child process(es) ({', '.join(map(str, children))}): a forked child "
                          "keeps only the thread that forked, not TensorFlow's pools")
+        if "openmp" in process:
+            omp = process["openmp"]["OMP_NUM_THREADS"]
+            lines.append(f"  OpenMP pool ({process['openmp']['library']}): oneDNN's matmuls and convolutions run on it, "
+                         + (f"sized by OMP_NUM_THREADS={omp}" if omp else
+                            f"sized by OMP_NUM_THREADS (unset here: the {process['cpus']} CPUs)")
+                         + "; its workers start at the first such op and are among the threads started later")
         env = process["env"]
         lines.append("  environment: " + (", ".join(f"{k}={v}" for k, v in env.items()) or "no related variable set"))
         for error in process["recorder_errors"]:

@@ -122,9 +122,13 @@ def on_tensorflow(tf) -> None:
     from tensorflow.python.eager import context
     from tensorflow.python.framework import ops
 
-    _write({"ev": "tf", "version": _STATE["tf"], "argv": list(getattr(sys, "orig_argv", sys.argv)),
-            "executable": sys.executable, "eager": _eager(), "env": _env(), "cpus": _cpus(),
-            "main": _main_name(), "threads": _snapshot()})
+    event = {"ev": "tf", "version": _STATE["tf"], "argv": list(getattr(sys, "orig_argv", sys.argv)),
+             "executable": sys.executable, "eager": _eager(), "env": _env(), "cpus": _cpus(),
+             "main": _main_name(), "threads": _snapshot()}
+    openmp = _openmp_loaded()
+    if openmp:
+        event["openmp"] = openmp
+    _write(event)
     _wrap_context(context.Context)
     _wrap_sessions(session.BaseSession)
     _wrap_module_function(ops, "enable_eager_execution", _record_enable_eager)
@@ -134,6 +138,20 @@ def on_tensorflow(tf) -> None:
     atexit.register(_at_exit)  # after TensorFlow's own: runs before them
     if hasattr(os, "register_at_fork"):
         os.register_at_fork(after_in_child=_after_fork)
+
+
+def _openmp_loaded():
+    """The OpenMP library TensorFlow loaded into this process (an OpenMP
+    build, as Intel's: libiomp5.so), from /proc/self/maps, or None."""
+    import re
+
+    try:
+        with open("/proc/self/maps") as handle:
+            paths = {line.split()[-1] for line in handle if "/lib" in line}
+    except OSError:
+        return None
+    found = sorted(p.rsplit("/", 1)[-1] for p in paths if re.match(r"lib(iomp5|gomp|omp)\.so", p.rsplit("/", 1)[-1]))
+    return found[0] if found else None
 
 
 def _cpus() -> int:
