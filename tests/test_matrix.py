@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.tfproc import TF_PYTHON, run, tf_release, total
+from tests.tfproc import TF_PYTHON, run, same_openmp, tf_release, total
 
 pytestmark = pytest.mark.tf(since=(1, 15))
 
@@ -44,7 +44,7 @@ emit(hows=[a.how for a in report.applied], skipped=[s.field for s in report.skip
 with v1.Session(config=v1.ConfigProto(intra_op_parallelism_threads=1, inter_op_parallelism_threads=1)) as s:
     s.run(total)
 emit(cpus=len(os.sched_getaffinity(0)))
-""")
+""", env=same_openmp(shimmed))
     default = run("import tensorflow as tf\n" + GRAPH_WORK + """
 with v1.Session(config=v1.ConfigProto(allow_soft_placement=True)) as s:
     s.run(total)
@@ -99,7 +99,7 @@ tf.config.threading.set_intra_op_parallelism_threads(3)
 tf.config.threading.set_inter_op_parallelism_threads(2)
 work(tf)
 emit()
-""")
+""", env=same_openmp(shimmed))
     assert shimmed["skipped"] == []
     assert total(shimmed) == total(reference), (shimmed["threads"], reference["threads"])
 

@@ -148,6 +148,14 @@ def openmp_build() -> bool:
     return onednn_runtime()["runtime"] == "OpenMP"
 
 
+def same_openmp(result: dict) -> dict:
+    """Environment that gives a reference process the OMP_NUM_THREADS the
+    counted one had, on an OpenMP build (where it sizes the pool oneDNN's ops
+    run on, and the shim sets it from an intra-op count); {} elsewhere."""
+    omp = result.get("omp_num_threads")
+    return {"OMP_NUM_THREADS": omp} if omp is not None and openmp_build() else {}
+
+
 def tf_names_threads() -> bool:
     """TF 2.16+ names its inter-op threads tf_Compute; 2.15 names none."""
     return tf_release() >= (2, 16)

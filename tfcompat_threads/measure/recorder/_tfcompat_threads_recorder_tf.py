@@ -374,6 +374,9 @@ def _calibrate() -> dict | None:
     if _eager() and _STATE["first_op"]:
         how = "eager matmul"
         x = tf.random.uniform((1000, 1000))
+        if _openmp_loaded():  # oneDNN runs float32 matmuls on its OpenMP pool; float64 ones run on the intra-op pool
+            how = "eager float64 matmul (an OpenMP build: not a oneDNN op, so on the intra-op pool)"
+            x = tf.cast(x, tf.float64)
         for _ in range(3):
             y = tf.matmul(x, x)
         float(tf.reduce_sum(y))
