@@ -32,8 +32,11 @@ def _count_threads():
     """{thread name: count} of this process, from /proc/self/task/*/comm."""
     counts = {}
     for tid in os.listdir("/proc/self/task"):
-        with open(f"/proc/self/task/{tid}/comm") as f:
-            name = f.read().strip()
+        try:
+            with open(f"/proc/self/task/{tid}/comm") as f:
+                name = f.read().strip()
+        except FileNotFoundError:  # the thread ended meanwhile (a tf.data thread, say)
+            continue
         counts[name] = counts.get(name, 0) + 1
     return counts
 
