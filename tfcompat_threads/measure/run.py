@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import re
+import shutil
 import signal
 import stat
 import subprocess
