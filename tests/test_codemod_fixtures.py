@@ -8,7 +8,7 @@ import json
 import pytest
 
 from tests.fixture_outputs import folders
-from tests.tfproc import run, total
+from tests.tfproc import run, same_openmp, total
 from tfcompat_threads.codemod import TARGETS, transform
 
 FOLDERS = folders()
@@ -82,7 +82,8 @@ def test_fixed_program_keeps_its_thread_settings(folder, output, tmp_path):
     # variables (from 2.4 on the pools a config gives; a setting the program
     # makes wins over them): as many threads, the program's own (Keras,
     # tf.data) included, only if its settings gave those sizes.
-    asked = run(program, env={"TF_NUM_INTRAOP_THREADS": str(intra), "TF_NUM_INTEROP_THREADS": str(inter)})
+    asked = run(program, env={"TF_NUM_INTRAOP_THREADS": str(intra), "TF_NUM_INTEROP_THREADS": str(inter),
+                              **same_openmp(result)})
     assert total(result) == total(asked), (result["threads"], asked["threads"])
     [process] = json.loads(report.read_text())["processes"]
     threads = {s["field"]: s["verdict"] for s in process["settings"] if s["field"].endswith("parallelism_threads")}

@@ -8,7 +8,7 @@ import textwrap
 
 import pytest
 
-from tests.tfproc import assert_pools, run, tf_names_threads
+from tests.tfproc import assert_pools, openmp_build, run, tf_names_threads
 
 pytestmark = pytest.mark.tf
 
@@ -66,7 +66,9 @@ def test_independent_blocking_ops_wait_for_a_free_inter_op_thread(mode, inter):
 
 def test_one_and_one_is_not_one_thread():
     """intra 1, inter 1: the process still has its main thread and TensorFlow's
-    graph runner beside one thread in each pool."""
+    graph runner beside one thread in each pool; on an OpenMP build (Intel's)
+    also the OpenMP pool's workers, one per CPU but the thread running the op
+    (OMP_NUM_THREADS unset)."""
     result = run(
         """
         import tensorflow as tf
@@ -77,12 +79,14 @@ def test_one_and_one_is_not_one_thread():
         """
     )
     assert_pools(result, intra=1, inter=1)
-    assert sum(result["threads"].values()) == 4, result["threads"]
+    openmp_workers = len(os.sched_getaffinity(0)) - 1 if openmp_build() else 0
+    assert sum(result["threads"].values()) == 4 + openmp_workers, result["threads"]
     if tf_names_threads():
         assert result["threads"].get("tf_graph_runner") == 1, result["threads"]
 
 
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two schedulable CPUs to narrow and widen")
+@pytest.mark.tf(build="threadpool")  # the counts below leave out an OpenMP build's third pool
 def test_zero_is_the_schedulable_cpus_when_each_pool_is_made():
     """0 (the default) is the CPUs this process may run on, not the machine's:
     with the process pinned to one CPU both pools get 1 thread. It is decided

@@ -33,6 +33,7 @@ KNOBS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "KMP_BLOCKTIME", "KMP_AFFINITY", 
     ],
     ids=["all-set-low", "all-set-high", "control-TF_NUM_INTRAOP_THREADS"],
 )
+@pytest.mark.tf(build="threadpool")  # on an OpenMP build they do (tests/test_openmp_build.py)
 def test_openmp_mkl_kmp_onednn_variables_do_not_size_tensorflows_pools(env, intra):
     assert CPUS > 1, "on one CPU, 1 thread is also TensorFlow's default: nothing could be told apart"
     result = run(

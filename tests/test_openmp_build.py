@@ -130,7 +130,7 @@ def test_probe_counts_the_openmp_pool_apart_from_the_two_pools():
     intra-op: 4); its threads in all are those of TensorFlow's own API with
     OMP_NUM_THREADS=4, and 3 more than with OMP_NUM_THREADS=1."""
     done = subprocess.run([tfproc.TF_PYTHON, "-m", "tfcompat_threads", "probe", "--intra", "1", "--inter", "1",
-                           "--env", "OMP_NUM_THREADS=4", "--json"], capture_output=True, text=True, timeout=300,
+                           "--env", "OMP_NUM_THREADS=4", "--json"], capture_output=True, text=True, timeout=300, check=False,
                           env=tfproc.child_env())
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
@@ -138,5 +138,32 @@ def test_probe_counts_the_openmp_pool_apart_from_the_two_pools():
     assert data["openmp"]["threads"] == 4 and data["openmp"]["OMP_NUM_THREADS"] == "4", data["openmp"]
     own4 = tfproc.run(OWN_API.format(intra=1), env={"OMP_NUM_THREADS": "4"})
     own1 = tfproc.run(OWN_API.format(intra=1), env={"OMP_NUM_THREADS": "1"})
-    counted = sum(data["threads"].values()) + data["openmp"]["threads"] - 1
+    counted = sum(data["threads"].values())
     assert counted == tfproc.total(own4) == tfproc.total(own1) + 3, (data["threads"], own4["threads"])
+
+
+RUN_PROGRAM = """
+import tensorflow as tf
+tf.config.threading.set_intra_op_parallelism_threads(1)
+tf.config.threading.set_inter_op_parallelism_threads(1)
+work(tf)
+emit()
+"""
+
+
+@pytest.mark.tf
+def test_run_never_lets_an_intra_op_applied_hide_the_openmp_pool(tmp_path):
+    """`run` on a program that sets both pools to 1 (OMP_NUM_THREADS unset):
+    on an OpenMP build the process's account names the OpenMP library it
+    loaded (what the process mapped) and the intra-op verdict says the heavy
+    ops ran on an OpenMP pool sized by OMP_NUM_THREADS; on the official
+    wheels the account is as before, with no OpenMP word."""
+    recorded = tmp_path / "report.json"
+    tfproc.run(RUN_PROGRAM, recorded=recorded)
+    process = json.loads(recorded.read_text())["processes"][0]
+    intra = next(s for s in process["settings"] if s["field"] == "intra_op_parallelism_threads")
+    if tfproc.openmp_build():
+        assert process["openmp"] == {"library": tfproc.onednn_runtime()["mapped"][0], "OMP_NUM_THREADS": None}
+        assert "ran on an OpenMP pool sized by OMP_NUM_THREADS (unset here" in intra["why"], intra
+    else:
+        assert "openmp" not in process and "OpenMP" not in intra["why"], (process.keys(), intra)

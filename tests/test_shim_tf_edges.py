@@ -9,7 +9,13 @@ from textwrap import dedent
 
 import pytest
 
-from tests.tfproc import TF_PYTHON, assert_pools, run
+from tests.tfproc import TF_PYTHON, assert_pools, openmp_build, run
+
+
+def openmp_from_intra(intra: int) -> dict:
+    """What configure() adds for an intra-op count on an OpenMP build (Intel's): OMP_NUM_THREADS."""
+    return {"OMP_NUM_THREADS": intra} if openmp_build() else {}
+
 
 pytestmark = pytest.mark.tf
 
@@ -113,7 +119,7 @@ def test_values_tensorflow_refuses_are_refused_in_eager_mode_by_every_entry_poin
     # "caller's thread" (graph sessions): eager ops keep a pool of the default size
     applied = {a["field"]: a["value"] for a in result["report"]["applied"]}
     assert applied == {"intra_op_parallelism_threads": 2, "inter_op_parallelism_threads": -1,
-                       "allow_soft_placement": True}
+                       "allow_soft_placement": True, **openmp_from_intra(2)}
     assert result["after"]["intra_op"]["effective"] == 2
     assert result["after"]["inter_op"]["effective"] == result["cpus"]
     assert_pools(result, intra=2, inter=result["cpus"])

@@ -32,8 +32,11 @@ def _count_threads():
     """{thread name: count} of this process, from /proc/self/task/*/comm."""
     counts = {}
     for tid in os.listdir("/proc/self/task"):
-        with open(f"/proc/self/task/{tid}/comm") as f:
-            name = f.read().strip()
+        try:
+            with open(f"/proc/self/task/{tid}/comm") as f:
+                name = f.read().strip()
+        except FileNotFoundError:  # the thread ended meanwhile (a tf.data thread, say)
+            continue
         counts[name] = counts.get(name, 0) + 1
     return counts
 
@@ -61,6 +64,7 @@ def _main_thread_name():
 def emit(**result):
     result.setdefault("threads", _count_threads())
     result["main"] = _main_thread_name()
+    result.setdefault("omp_num_threads", os.environ.get("OMP_NUM_THREADS"))
     print("RESULT " + json.dumps(result, default=str), flush=True)
 '''
 
@@ -147,6 +151,14 @@ def openmp_build() -> bool:
     return onednn_runtime()["runtime"] == "OpenMP"
 
 
+def same_openmp(result: dict) -> dict:
+    """Environment that gives a reference process the OMP_NUM_THREADS the
+    counted one had, on an OpenMP build (where it sizes the pool oneDNN's ops
+    run on, and the shim sets it from an intra-op count); {} elsewhere."""
+    omp = result.get("omp_num_threads")
+    return {"OMP_NUM_THREADS": omp} if omp is not None and openmp_build() else {}
+
+
 def tf_names_threads() -> bool:
     """TF 2.16+ names its inter-op threads tf_Compute; 2.15 names none."""
     return tf_release() >= (2, 16)
@@ -157,15 +169,16 @@ def total(result: dict) -> int:
     return sum(result["threads"].values())
 
 
-def reference_total(intra: int, inter: int) -> int:
+def reference_total(intra: int, inter: int, omp: str | None = None) -> int:
     """The threads of a process that asks TensorFlow itself for these sizes
     (tf.config.threading) and runs work(tf), on TF_PYTHON: what the release
     guarantees for them. On an OpenMP build (Intel's), where oneDNN's ops
-    run on an OpenMP pool, with OMP_NUM_THREADS=intra too (what the shim
-    gives a legacy intra-op count there; README "What the two knobs do").
+    run on an OpenMP pool of OMP_NUM_THREADS threads, with `omp` as
+    OMP_NUM_THREADS (the value the counted process had: the shim sets it
+    from a legacy intra-op count there; README "What the two knobs do").
     Counted once per test run (the processes of one run share a file; an
     earlier run's counts are never used)."""
-    omp = {"OMP_NUM_THREADS": str(intra)} if intra > 0 and openmp_build() else {}
+    omp = {"OMP_NUM_THREADS": omp} if omp is not None and openmp_build() else {}
     key = hashlib.sha256(f"{TF_PYTHON}\0{tf_release()}\0{PRELUDE}\0{intra}\0{inter}\0{omp}".encode()).hexdigest()
     run_id = os.environ.get("PYTEST_XDIST_TESTRUNUID") or str(os.getpid())  # xdist: one id for all its workers
     path = Path(tempfile.gettempdir()) / f"tfcompat-threads-test-references-{run_id}.json"
@@ -192,10 +205,12 @@ def assert_pools(result: dict, intra: int, inter: int, *, split_known: bool = Tr
     inter-op pools of `inter` threads in all (TF2 eager). Where TensorFlow
     names its threads (2.16+), each pool is counted by name (unless
     `split_known=False`); on every release, the process has as many threads
-    as TensorFlow's own API gives for those sizes. Nothing here depends on
+    as TensorFlow's own API gives for those sizes (with the process's
+    OMP_NUM_THREADS on an OpenMP build). Nothing here depends on
     how busy the machine is."""
     detail = f"threads={result['threads']}"
     if tf_names_threads() and split_known:
         counts, main = result["threads"], result["main"]
         assert (counts.get(main, 0) - 1, counts.get("tf_Compute", 0)) == (intra, inter), detail
-    assert total(result) == reference_total(intra, inter), f"{detail}, reference {reference_total(intra, inter)}"
+    reference = reference_total(intra, inter, result.get("omp_num_threads"))
+    assert total(result) == reference, f"{detail}, reference {reference}"

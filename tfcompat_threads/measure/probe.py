@@ -48,9 +48,10 @@ else:
     names = threads.thread_names()
     if openmp:  # its workers: the threads the matmul started; the thread that ran it leads them
         workers = {tid: name for tid, (name, _) in threads.snapshot().items() if tid not in before_heavy}
+        pools_only = dict(names)
         for name in workers.values():
-            names[name] -= 1
-        extra["openmp"] = {"library": openmp, "threads": len(workers) + 1,
+            pools_only[name] -= 1
+        extra["openmp"] = {"library": openmp, "threads": len(workers) + 1, "pools_only": pools_only,
                            "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS"),
                            "set_by_shim": any(a.field == "OMP_NUM_THREADS" for a in report.applied)}
 
@@ -95,8 +96,9 @@ def probe(intra: int = 0, inter: int = 0, python: str = sys.executable, timeout:
         raise ToolError(f"the probe process failed ({result.describe(timeout)}): {last}")
     child = json.loads(result.stdout.decode("utf-8", "replace").strip().splitlines()[-1])
     release = tuple(int(part) for part in child["tensorflow"].split(".")[:2])
-    sizes = threads.pool_sizes(sum(child["names"].values()), child["inter_threads"], release, child["mode"],
-                               child["names"])
+    openmp = child.get("openmp")
+    names = openmp.pop("pools_only") if openmp else child["names"]  # the OpenMP workers are no pool of the two
+    sizes = threads.pool_sizes(sum(names.values()), child["inter_threads"], release, child["mode"], names)
     return {
         "tensorflow": child["tensorflow"],
         "requested": {"intra_op": intra, "inter_op": inter},

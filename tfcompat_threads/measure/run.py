@@ -24,8 +24,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -78,14 +80,46 @@ def run(command: list[str]) -> tuple[int, dict]:
     resolve(command)
     launch_env = {name: os.environ[name] for name in RELATED_ENV if name in os.environ}
     launch_env.update({k: v for k, v in os.environ.items() if k.startswith("KMP_")})
-    with tempfile.TemporaryDirectory(prefix="tfcompat-threads-run-") as events:
+    events = tempfile.mkdtemp(prefix="tfcompat-threads-run-")
+    # Held open: the command may replace the folder (by a link, say); what is
+    # read is what is in this folder, through this descriptor.
+    folder = os.open(events, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0))
+    try:
         try:
             proc = subprocess.Popen(command, env=recorder_env(events))
         except OSError as error:
             raise ToolError(f"cannot run {command[0]!r}: {error.strerror or error}") from None
         status = _wait(proc)
-        processes = load_events(Path(events))
-    return status, analyse(command, status, launch_env, processes)
+        skipped: list[str] = []
+        if not _still(events, folder):
+            skipped.append("the command replaced or removed the events folder; what it holds now was not read")
+        processes = load_events(folder, skipped)
+        report = analyse(command, status, launch_env, processes, skipped)
+    finally:
+        _remove(events, folder)
+    return status, report
+
+
+# What one event file may hold; the rest is not read (a program writes a few MB at most).
+EVENTS_KEEP = 64 * 1024 * 1024
+_EVENT_FILE = re.compile(r"([0-9]{1,10})\.jsonl")
+
+
+def _still(events: str, folder: int) -> bool:
+    """Whether the path names the folder made (not a link or another folder put there)."""
+    try:
+        return os.path.samestat(os.lstat(events), os.fstat(folder))
+    except OSError:
+        return False
+
+
+def _remove(events: str, folder: int) -> None:
+    """Remove the events folder if it is still the one made (never follow
+    what the command may have put in its place), then close it."""
+    same = _still(events, folder)
+    os.close(folder)
+    if same:
+        shutil.rmtree(events, ignore_errors=True)
 
 
 def _wait(proc: subprocess.Popen) -> int:
@@ -108,19 +142,80 @@ def _wait(proc: subprocess.Popen) -> int:
             signal.signal(signum, handler)
 
 
-def load_events(folder: Path) -> list[dict]:
-    """One dict per process that loaded the recorder: its events in order."""
+def _read_regular(folder: int, name: str) -> bytes | None:
+    """The first EVENTS_KEEP bytes of a regular file in the folder, or None
+    (a link, a FIFO, a device, a folder: not the recorder's)."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(name, flags, dir_fd=folder)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        chunks, left = [], EVENTS_KEEP
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def load_events(folder: int | str | Path, skipped: list[str] | None = None) -> list[dict]:
+    """One dict per process image that loaded the recorder: its events in
+    order. A process that exec()ed another Python gives one per image (each
+    imports TensorFlow anew: a `tf` event starts an image). Whatever the
+    folder holds that is not the recorder's (another name, a link, a FIFO, a
+    line that is no event) is left out and named in `skipped`."""
+    skipped = [] if skipped is None else skipped
+    own = not isinstance(folder, int)
+    fd = os.open(str(folder), os.O_RDONLY | os.O_DIRECTORY) if own else folder
     processes = []
-    for path in sorted(folder.glob("*.jsonl")):
-        events = []
-        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-            try:
-                events.append(json.loads(line))
-            except ValueError:  # a line cut by a kill
+    try:
+        for name in sorted(os.listdir(fd)):
+            match = _EVENT_FILE.fullmatch(name)
+            data = _read_regular(fd, name) if match else None
+            if data is None:
+                skipped.append(f"{name!r}: not an event file of the recorder")
                 continue
-        if events:
-            processes.append({"pid": int(path.stem), "events": events})
-    processes.sort(key=lambda p: p["events"][0].get("t", 0) if "t" in p["events"][0] else p["pid"])
+            images, events, bad = [], [], 0
+            for line in data.decode("utf-8", "replace").splitlines():
+                try:
+                    event = json.loads(line)
+                except ValueError:  # a line cut by a kill
+                    continue
+                if not isinstance(event, dict) or not isinstance(event.get("ev"), str):
+                    bad += 1
+                    continue
+                if event["ev"] == "tf" and any(e["ev"] == "tf" for e in events):
+                    images.append(events)
+                    events = []
+                events.append(event)
+            if bad:
+                skipped.append(f"{name!r}: {bad} line(s) that are no event")
+            images.append(events)
+            images = [image for image in images if image]
+            for number, image in enumerate(images, 1):
+                process = {"pid": int(match.group(1)), "events": image}
+                if len(images) > 1:
+                    process["image"] = [number, len(images)]
+                processes.append(process)
+    finally:
+        if own:
+            os.close(fd)
+
+    def started(process):
+        t = process["events"][0].get("t")
+        return (t if isinstance(t, (int, float)) and not isinstance(t, bool) else process["pid"],
+                process.get("image", [0])[0])
+
+    processes.sort(key=started)
     return processes
 
 
@@ -354,66 +449,96 @@ def _short(site: str | None) -> str:
     return f"{shown}:{line}"
 
 
-def analyse(command: list[str], status: int, launch_env: dict[str, str], processes: list[dict]) -> dict:
+def analyse(command: list[str], status: int, launch_env: dict[str, str], processes: list[dict],
+            skipped: list[str] | None = None) -> dict:
     reports = []
+    skipped = [] if skipped is None else skipped
     forks: dict[int, list[int]] = {}
     for process in processes:
         for event in process["events"]:
             if event["ev"] == "fork":
-                forks.setdefault(event["ppid"], []).append(event["pid"])
+                forks.setdefault(event.get("ppid"), []).append(event.get("pid"))
     for process in processes:
-        events = process["events"]
-        tf_event = next((e for e in events if e["ev"] == "tf"), None)
-        if tf_event is None:
+        try:
+            report = _process_report(process, launch_env, forks)
+        except (TypeError, KeyError, ValueError, AttributeError, IndexError) as error:  # events no recorder wrote
+            skipped.append(f"{process['pid']}.jsonl: events the recorder does not write ({type(error).__name__})")
             continue
-        version = tf_event.get("version")
-        cpus = tf_event.get("cpus") or 1
-        pools = count_pools(events, version)
-        settings = collect_settings(events, launch_env)
-        decide(settings, pools, events, cpus)
-        settings = _merged(settings)
-        roles = _thread_roles(events, process["pid"], pools["named"])
-        first_op = next((e for e in events if e["ev"] == "first_op"), None)
-        exit_event = next((e for e in events if e["ev"] == "exit"), None)
-        modes = [e.get("eager") for e in events if "eager" in e and e["ev"] in ("tf", "first_op", "session")]
-        disabled = any(e["ev"] == "disable_eager" and not e.get("error") for e in events)
-        mode = f"tf{version.split('.')[0] if version else '?'}-" + ("graph" if disabled or modes[-1:] == [False]
-                                                                    else "eager")
-        reports.append({
-            "pid": process["pid"],
-            "argv": tf_event.get("argv"),
-            "forked_from": next((e["ppid"] for e in events if e["ev"] == "fork"), None),
-            "tensorflow": version,
-            "mode": mode,
-            "cpus": cpus,
-            "first_op": _short(first_op.get("site")) if first_op else None,
-            "pools": pools["windows"],
-            "threads_at_first_op": _by_name(first_op.get("threads")) if first_op else None,
-            "threads_at_exit": _by_name(exit_event.get("threads")) if exit_event else None,
-            "threads_at_first_op_explained": _explained(first_op.get("threads"), roles) if first_op else None,
-            "threads_at_exit_explained": _explained(exit_event.get("threads"), roles) if exit_event else None,
-            "ended": _ending(exit_event),
-            "calibration": (exit_event or {}).get("calibration"),
-            "env": tf_event.get("env", {}),
-            "settings": settings,
-            "forked_children": forks.get(process["pid"], []),
-            "recorder_errors": [e for e in events if e["ev"] == "recorder_error"],
-        })
+        if report is not None:
+            reports.append(report)
     counts = {verdict: 0 for verdict in VERDICTS}
     for report in reports:
         for setting in report["settings"]:
             counts[setting["verdict"]] += 1
-    return {
+    out = {
         "command": command,
         "exit_code": status,
         "signal": signal.Signals(-status).name if status < 0 and -status in signal.Signals._value2member_map_
         else None,
-        "python_processes": len(processes),
+        "python_processes": len({p["pid"] for p in processes}),
         "tensorflow_processes": len(reports),
         "environment": launch_env,
         "processes": reports,
         "verdicts": counts,
     }
+    if skipped:
+        out["events_skipped"] = skipped
+    return out
+
+
+def _process_report(process: dict, launch_env: dict[str, str], forks: dict) -> dict | None:
+    """The report of one process image, or None when it never imported TensorFlow."""
+    events = process["events"]
+    tf_event = next((e for e in events if e["ev"] == "tf"), None)
+    if tf_event is None:
+        return None
+    version = tf_event.get("version")
+    cpus = tf_event.get("cpus") or 1
+    pools = count_pools(events, version)
+    settings = collect_settings(events, launch_env)
+    decide(settings, pools, events, cpus)
+    settings = _merged(settings)
+    roles = _thread_roles(events, process["pid"], pools["named"])
+    first_op = next((e for e in events if e["ev"] == "first_op"), None)
+    exit_event = next((e for e in events if e["ev"] == "exit"), None)
+    modes = [e.get("eager") for e in events if "eager" in e and e["ev"] in ("tf", "first_op", "session")]
+    disabled = any(e["ev"] == "disable_eager" and not e.get("error") for e in events)
+    mode = f"tf{version.split('.')[0] if version else '?'}-" + ("graph" if disabled or modes[-1:] == [False]
+                                                                else "eager")
+    report = {
+        "pid": process["pid"],
+        "argv": tf_event.get("argv"),
+        "forked_from": next((e["ppid"] for e in events if e["ev"] == "fork"), None),
+        "tensorflow": version,
+        "mode": mode,
+        "cpus": cpus,
+        "first_op": _short(first_op.get("site")) if first_op else None,
+        "pools": pools["windows"],
+        "threads_at_first_op": _by_name(first_op.get("threads")) if first_op else None,
+        "threads_at_exit": _by_name(exit_event.get("threads")) if exit_event else None,
+        "threads_at_first_op_explained": _explained(first_op.get("threads"), roles) if first_op else None,
+        "threads_at_exit_explained": _explained(exit_event.get("threads"), roles) if exit_event else None,
+        "ended": _ending(exit_event),
+        "calibration": (exit_event or {}).get("calibration"),
+        "env": tf_event.get("env", {}),
+        "settings": settings,
+        "forked_children": forks.get(process["pid"], []),
+        "recorder_errors": [e for e in events if e["ev"] == "recorder_error"],
+    }
+    if tf_event.get("openmp"):  # an OpenMP build: oneDNN's heavy ops ran on a third pool
+        omp = report["env"].get("OMP_NUM_THREADS", launch_env.get("OMP_NUM_THREADS"))
+        report["openmp"] = {"library": tf_event["openmp"], "OMP_NUM_THREADS": omp}
+        sized = f"OMP_NUM_THREADS={omp}" if omp else f"OMP_NUM_THREADS (unset here: the {cpus} CPUs)"
+        for setting in settings:
+            if setting["field"] == "intra_op_parallelism_threads":
+                setting["why"] += (f"; but this TensorFlow is an OpenMP build ({tf_event['openmp']}): its oneDNN "
+                                   f"matmuls and convolutions ran on an OpenMP pool sized by {sized}, not by this "
+                                   "setting")
+    if "image" in process:  # the process exec()ed: one report per image
+        report["image"] = process["image"]
+        if exit_event is None and process["image"][0] < process["image"][1]:
+            report["ended"] = "replaced by another program through exec() (the same pid: the next image)"
+    return report
 
 
 def _merged(settings: list[dict]) -> list[dict]:
@@ -520,7 +645,9 @@ def format_report(report: dict) -> str:
     ending = f"exit code {report['exit_code']}" if report["signal"] is None else f"killed by {report['signal']}"
     lines = [f"tfcompat-threads run: `{command}` ended with {ending}"]
     if not report["processes"]:
-        if report["python_processes"] == 0:
+        if report["python_processes"] == 0 and report.get("events_skipped"):
+            lines.append("  no event file of the recorder could be read (see below)")
+        elif report["python_processes"] == 0:
             lines.append("  no Python process loaded the recorder (COMMAND is not Python, or it runs Python with "
                          "-I, -E or -S, which ignore PYTHONPATH)")
         else:
@@ -529,6 +656,8 @@ def format_report(report: dict) -> str:
     for process in report["processes"]:
         argv = " ".join(process["argv"] or [])
         forked = f", forked from {process['forked_from']}" if process["forked_from"] else ""
+        if "image" in process:
+            forked += f", program {process['image'][0]} of {process['image'][1]} it ran through exec()"
         lines.append(f"process {process['pid']}{forked} `{argv}`: TensorFlow {process['tensorflow']}, "
                      f"{process['mode']} mode, {process['cpus']} schedulable CPUs; {process['ended']}")
         if process["first_op"]:
@@ -560,10 +689,18 @@ def format_report(report: dict) -> str:
             children = process["forked_children"]
             lines.append(f"  forked {len(children)} child process(es) ({', '.join(map(str, children))}): a forked child "
                          "keeps only the thread that forked, not TensorFlow's pools")
+        if "openmp" in process:
+            omp = process["openmp"]["OMP_NUM_THREADS"]
+            lines.append(f"  OpenMP pool ({process['openmp']['library']}): oneDNN's matmuls and convolutions run on it, "
+                         + (f"sized by OMP_NUM_THREADS={omp}" if omp else
+                            f"sized by OMP_NUM_THREADS (unset here: the {process['cpus']} CPUs)")
+                         + "; its workers start at the first such op and are among the threads started later")
         env = process["env"]
         lines.append("  environment: " + (", ".join(f"{k}={v}" for k, v in env.items()) or "no related variable set"))
         for error in process["recorder_errors"]:
             lines.append(f"  recorder error in {error.get('where')}: {error.get('error')}")
+    for skipped in report.get("events_skipped", []):
+        lines.append(f"  left out of the events folder: {skipped}")
     counts = ", ".join(f"{n} {v}" for v, n in report["verdicts"].items() if n)
     lines.append(f"verdicts: {counts or 'no setting'}")
     return "\n".join(lines) + "\n"

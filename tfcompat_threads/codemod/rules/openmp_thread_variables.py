@@ -23,8 +23,11 @@ class OpenmpThreadVariables(Rule):
         "OpenMP's threads (spin time, pinning, output, cores) and size nothing: not reported."
     )
     why = (
-        "Which builds read them: Intel's builds of TensorFlow with OpenMP (not measured here) size oneDNN's "
-        "threads with OMP_NUM_THREADS and read the KMP_* variables; the official tensorflow-cpu wheels run "
+        "Which builds read them: on Intel's OpenMP build (intel-tensorflow 2.14, counted in "
+        "tests/test_openmp_build.py) OMP_NUM_THREADS sizes the OpenMP pool oneDNN's matmuls and "
+        "convolutions run on, whatever the intra-op setting, and libiomp5 reads the KMP_* variables; there "
+        "keep it (tfcompat_threads.configure() sets it from intra_op_parallelism_threads when it is unset). "
+        "The official tensorflow-cpu wheels run "
         "oneDNN on TensorFlow's own intra-op pool, and there none of them changes the intra-op or inter-op "
         "pool (counted on 2.15 and 2.21, tests/test_measure_env.py). OMP_NUM_THREADS does size numpy's "
         "OpenBLAS threads. Code that sets them to limit TensorFlow's threads gets nothing from it on the "

@@ -122,9 +122,13 @@ def on_tensorflow(tf) -> None:
     from tensorflow.python.eager import context
     from tensorflow.python.framework import ops
 
-    _write({"ev": "tf", "version": _STATE["tf"], "argv": list(getattr(sys, "orig_argv", sys.argv)),
-            "executable": sys.executable, "eager": _eager(), "env": _env(), "cpus": _cpus(),
-            "main": _main_name(), "threads": _snapshot()})
+    event = {"ev": "tf", "version": _STATE["tf"], "argv": list(getattr(sys, "orig_argv", sys.argv)),
+             "executable": sys.executable, "eager": _eager(), "env": _env(), "cpus": _cpus(),
+             "main": _main_name(), "threads": _snapshot()}
+    openmp = _openmp_loaded()
+    if openmp:
+        event["openmp"] = openmp
+    _write(event)
     _wrap_context(context.Context)
     _wrap_sessions(session.BaseSession)
     _wrap_module_function(ops, "enable_eager_execution", _record_enable_eager)
@@ -134,6 +138,20 @@ def on_tensorflow(tf) -> None:
     atexit.register(_at_exit)  # after TensorFlow's own: runs before them
     if hasattr(os, "register_at_fork"):
         os.register_at_fork(after_in_child=_after_fork)
+
+
+def _openmp_loaded():
+    """The OpenMP library TensorFlow loaded into this process (an OpenMP
+    build, as Intel's: libiomp5.so), from /proc/self/maps, or None."""
+    import re
+
+    try:
+        with open("/proc/self/maps") as handle:
+            paths = {line.split()[-1] for line in handle if "/lib" in line}
+    except OSError:
+        return None
+    found = sorted(p.rsplit("/", 1)[-1] for p in paths if re.match(r"lib(iomp5|gomp|omp)\.so", p.rsplit("/", 1)[-1]))
+    return found[0] if found else None
 
 
 def _cpus() -> int:
@@ -356,6 +374,9 @@ def _calibrate() -> dict | None:
     if _eager() and _STATE["first_op"]:
         how = "eager matmul"
         x = tf.random.uniform((1000, 1000))
+        if _openmp_loaded():  # oneDNN runs float32 matmuls on its OpenMP pool; float64 ones run on the intra-op pool
+            how = "eager float64 matmul (an OpenMP build: not a oneDNN op, so on the intra-op pool)"
+            x = tf.cast(x, tf.float64)
         for _ in range(3):
             y = tf.matmul(x, x)
         float(tf.reduce_sum(y))
