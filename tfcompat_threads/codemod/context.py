@@ -62,8 +62,10 @@ class UnitPlan(NamedTuple):
 
 class Context:
     def __init__(self, source: Source, analysis: Analysis, target: str, tf_version: str | None = None,
-                 severities: dict[str, str] | None = None) -> None:
+                 severities: dict[str, str] | None = None, build: str | None = None) -> None:
         self.source = source
+        self.build = build
+        """"openmp" when the project declares an OpenMP build of TensorFlow; None: the official wheels'."""
         self.severities = severities or {}
         """Each rule's severity, by code: what its findings carry."""
         self.analysis = analysis

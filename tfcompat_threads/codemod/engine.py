@@ -47,7 +47,7 @@ class Outcome:
 
 
 def lint(source: Source, target: str, path: str | None = None,
-         tf_version: str | None = None) -> tuple[Context, list[Finding]]:
+         tf_version: str | None = None, build: str | None = None) -> tuple[Context, list[Finding]]:
     """Every finding of every rule, with its fix, unfiltered. `path`: the file,
     whose repository's other modules a flow may be followed into.
     `tf_version`: the oldest TensorFlow ("X.Y") the fixed code must run on."""
@@ -58,7 +58,7 @@ def lint(source: Source, target: str, path: str | None = None,
     if project is not None:
         project.begin()
     analysis = Analysis(source, project, Path(path).resolve() if project is not None else None)
-    context = Context(source, analysis, target, tf_version, SEVERITIES)
+    context = Context(source, analysis, target, tf_version, SEVERITIES, build)
     findings = [finding for rule in RULES.values() for finding in rule.check(context)]
     regions = context.tf1_regions
     if regions:  # code that only runs on TF1 is right where it runs: no finding, no change
@@ -273,6 +273,8 @@ class LintOptions(NamedTuple):
     memo: object = None
     add_noqa: bool = False
     tf_version: str | None = None
+    build: str | None = None
+    """"openmp": the project declares an OpenMP build of TensorFlow (intel-tensorflow)."""
 
 
 def run(document: bytes | Module, target: str = "native", filename: str | None = None, **options) -> Outcome:
@@ -308,7 +310,7 @@ def _run(document: bytes | Module, filename: str | None, options: LintOptions) -
     when the module's bytes and everything its analysis read are unchanged.
     `tf_version`: the oldest TensorFlow ("X.Y") the fixed code must run on
     (None: the newest names)."""
-    target, wants, unsafe_fixes, fix, noqa, path, memo, add_noqa, tf_version = options
+    target, wants, unsafe_fixes, fix, noqa, path, memo, add_noqa, tf_version, build = options
     if wants is None:
         from .rules import DEFAULT
 
@@ -318,7 +320,7 @@ def _run(document: bytes | Module, filename: str | None, options: LintOptions) -
     module = Module(document) if isinstance(document, bytes) else document
 
     def round_(source: Source) -> tuple[Context, list[Finding]]:
-        context, found = lint(source, target, path or filename, tf_version)
+        context, found = lint(source, target, path or filename, tf_version, build)
         return context, select(found, wants, suppressions(source.text) if noqa else {}, unsafe_fixes)
 
     if add_noqa:

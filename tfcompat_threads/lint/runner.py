@@ -110,7 +110,8 @@ def _process(data: bytes, path: str, settings: Settings, mode: Mode, enabled: fr
         else:
             outcome = engine.run(data, settings.target, path, wants=enabled.__contains__,
                                  unsafe_fixes=settings.unsafe_fixes, fix=fix, memo=memo,
-                                 add_noqa=mode is Mode.ADD_NOQA, tf_version=settings.tf_version)
+                                 add_noqa=mode is Mode.ADD_NOQA, tf_version=settings.tf_version,
+                                 build=settings.build)
     except SourceError as error:
         result.error = f"{error.where(path)}: {error.message}"
         return result

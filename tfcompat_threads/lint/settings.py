@@ -42,6 +42,10 @@ class Settings(NamedTuple):
     """The pyproject.toml the settings came from."""
     tf_version_source: str = "default: the names of TensorFlow 2.1 on"
     """Where `tf_version` came from, as --show-settings says it."""
+    build: str | None = None
+    """"openmp" when the project's requirements name an OpenMP build of
+    TensorFlow (intel-tensorflow), read with the tf-version default; None: the
+    official wheels'."""
 
     def replace(self, **changes) -> Settings:
         return self._replace(**changes)
@@ -50,7 +54,7 @@ class Settings(NamedTuple):
         """What decides a file's findings and fixes (lint/cache.py keys its
         entries by it, as black's Mode.get_cache_key): a setting that changes
         them is added here, and the cache follows."""
-        return [self.target, self.tf_version, self.unsafe_fixes, sorted(enabled)]
+        return [self.target, self.tf_version, self.unsafe_fixes, sorted(enabled), self.build]
 
     @property
     def excludes(self) -> Excludes:
@@ -76,7 +80,7 @@ class _Key(NamedTuple):
 FILE_KEYS = {
     name.replace("_", "-"): _Key(name, getattr(kind, "__forward_arg__", kind))  # typing makes strings ForwardRefs
     for name, kind in Settings.__annotations__.items()
-    if name not in ("source", "tf_version_source")
+    if name not in ("source", "tf_version_source", "build")
 }
 
 
@@ -159,6 +163,8 @@ def describe(settings: Settings, from_file: set[str], from_command_line: set[str
         if field.name == "tf_version" and settings.tf_version_source:
             origin = settings.tf_version_source  # the option, the setting, or the declared requirement
         lines.append(f"{key} = {shown}  # {origin}")
+    if settings.build is not None:
+        lines.append(f"# tensorflow build: {settings.build} (what the requirements name)")
     lines.append("# rules reported: " + ", ".join(sorted(settings.enabled())))
     return "\n".join(map(visible, lines)) + "\n"  # file names and requirement lines, escaped
 
@@ -183,18 +189,21 @@ def checked_tf_version(text: str, where: str) -> str:
 
 
 def with_declared_tf_version(settings: Settings, start: str) -> Settings:
-    """`settings` with tf-version from the project's requirements when no setting gave one."""
+    """`settings` with tf-version from the project's requirements when no setting gave one (and the
+    build they name)."""
     if settings.tf_version is not None:
         return settings
-    from .tf_requirement import RequirementError, declared
+    from .tf_requirement import RequirementError, declarations, declared_build
 
     try:
-        found = declared(start)
+        found = declarations(start)
     except RequirementError as error:
         raise SettingsError(str(error)) from None
-    if found is None:
+    settings = settings.replace(build=declared_build(found))
+    oldest = min((d for d in found if d.release is not None), default=None)
+    if oldest is None:
         return settings
-    return settings.replace(tf_version=found.tf_version, tf_version_source=found.where)
+    return settings.replace(tf_version=oldest.tf_version, tf_version_source=oldest.where)
 
 
 def _read_section(path: str) -> dict:

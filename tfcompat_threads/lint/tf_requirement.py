@@ -49,9 +49,12 @@ class RequirementError(Exception):
 
 
 class Declared(NamedTuple):
-    release: tuple[int, int]
+    release: tuple[int, int] | None
+    """The lowest release it allows; None: no lower bound."""
     where: str
     """The file and the declaration: `requirements.txt: tensorflow-gpu==1.15.0`."""
+    distribution: str = "tensorflow"
+    """The distribution it names, normalized (`intel-tensorflow`: Intel's OpenMP build)."""
 
     @property
     def tf_version(self) -> str:
@@ -106,6 +109,21 @@ def decoded(data: bytes) -> str:
 def declared(start: str) -> Declared | None:
     """The oldest TensorFlow the project holding `start` declares, or None;
     RequirementError for a file there that cannot be read or used."""
+    return min((d for d in declarations(start) if d.release is not None), default=None)
+
+
+OPENMP_DISTRIBUTIONS = ("intel-tensorflow",)
+"""Distributions of TensorFlow whose oneDNN runs on OpenMP (shim/build.py tells it at run time)."""
+
+
+def declared_build(found: list[Declared]) -> str | None:
+    """"openmp" when the requirements name an OpenMP build of TensorFlow, else None."""
+    return "openmp" if any(d.distribution in OPENMP_DISTRIBUTIONS for d in found) else None
+
+
+def declarations(start: str) -> list[Declared]:
+    """Every TensorFlow requirement of the project holding `start`, in file
+    order; RequirementError for a file there that cannot be read or used."""
     from .files import FileError, read_bytes
 
     folder = os.path.realpath(start)
@@ -120,9 +138,9 @@ def declared(start: str) -> Declared | None:
             break
         parent = os.path.dirname(folder)
         if parent == folder:
-            return None
+            return []
         folder = parent
-    found = []
+    found: list[Declared] = []
     for name in names:
         path = os.path.join(folder, name)
         try:
@@ -136,10 +154,20 @@ def declared(start: str) -> Declared | None:
                 bound = lower_bound(requirement)
             except ValueError as error:
                 raise RequirementError(f"{path}: {error}; give --tf-version") from None
-            if bound is not None:
+            distribution = _distribution(requirement)
+            if distribution is not None:
                 shown = " ".join(requirement.split("#")[0].split())
-                found.append(Declared(bound, f"{path}: {shown}"))
-    return min(found, default=None)
+                found.append(Declared(bound, f"{path}: {shown}", distribution))
+    return found
+
+
+def _distribution(requirement: str) -> str | None:
+    """The TensorFlow distribution a requirement string names (normalized), or None."""
+    from ..versions import DISTRIBUTIONS
+
+    match = _NAME.match(requirement.split(";")[0].split("#")[0].strip())
+    name = re.sub(r"[-_.]+", "-", match.group(0).lower()) if match is not None else None
+    return name if name in DISTRIBUTIONS else None
 
 
 def _requirements(path: str, name: str, text: str) -> list[str]:

@@ -20,7 +20,9 @@ class OpenmpThreadVariables(Rule):
         "set as if to size TensorFlow's threads: not where the module sizes TensorFlow's pools itself "
         "(TF_NUM_INTRAOP_THREADS / TF_NUM_INTEROP_THREADS, tf.config.threading) or imports torch, whose "
         "pool OMP_NUM_THREADS sizes. KMP_BLOCKTIME, KMP_AFFINITY, KMP_SETTINGS and KMP_HW_SUBSET tune "
-        "OpenMP's threads (spin time, pinning, output, cores) and size nothing: not reported."
+        "OpenMP's threads (spin time, pinning, output, cores) and size nothing: not reported. Nor where the "
+        "project's requirements name Intel's OpenMP build (`intel-tensorflow`): there the variable sizes "
+        "the pool oneDNN's matmuls and convolutions run on."
     )
     why = (
         "Which builds read them: on Intel's OpenMP build (intel-tensorflow 2.14, counted in "
@@ -73,6 +75,8 @@ tf.config.threading.set_intra_op_parallelism_threads(4)  # or this, before the f
         if any(name in TF_THREAD_VARIABLES for name, _ in found) or any(
                 symbol.name in THREAD_SETTERS for _, symbol in analysis.calls):
             return  # TensorFlow's pools are sized here the right way: the OpenMP count is for something else
+        if context.build == "openmp":
+            return  # the project declares Intel's OpenMP build: there the variable sizes oneDNN's pool
         for name, name_node in found:
             if name in OPENMP_THREAD_COUNTS:
                 yield context.finding(
