@@ -313,9 +313,8 @@ def _verdict(setting, settings, reached, intra, eager_inter, session_inter, firs
         where = f" (made at the first op, {_short(first_op['site'])})"
     else:
         size, pool = session_inter, "the inter-op pool of the sessions (graph mode)"
-    if size is None:
-        return "not counted", ("this TensorFlow names no threads (or the program named its main thread as TensorFlow "
-                               "names its own) and a count could not tell its pools apart")
+    if size is None:  # why is said once, where the pools' count is ("counted from")
+        return "not counted", "the pool sizes are not known (see how the pools were counted)"
     threads = f"{size} thread{'s' if size != 1 else ''}"
     if size == wanted:
         return "applied", f"{pool} has {threads} (counted){where}"
@@ -398,7 +397,8 @@ def _process_report(process: dict, launch_env: dict[str, str], forks: dict) -> d
     settings = collect_settings(events, launch_env)
     decide(settings, pools, events, cpus)
     settings = _merged(settings)
-    roles = _thread_roles(events, process["pid"], pools["named"])
+    split = any(window["intra_op"] is not None for window in pools["windows"])
+    roles = _thread_roles(events, process["pid"], pools["named"], split)
     first_op = next((e for e in events if e["ev"] == "first_op"), None)
     exit_event = next((e for e in events if e["ev"] == "exit"), None)
     modes = [e.get("eager") for e in events if "eager" in e and e["ev"] in ("tf", "first_op", "session")]
@@ -473,11 +473,13 @@ def _code_at(site: str | None) -> str | None:
     return text or None
 
 
-def _thread_roles(events: list[dict], pid: int, named: bool) -> dict[str, str]:
+def _thread_roles(events: list[dict], pid: int, named: bool, split: bool) -> dict[str, str]:
     """Thread id -> what it is, from the events' snapshots: the main thread,
     the pools each event made (intra-op, inter-op, graph runner; eager or a
     session's), the threads already there when TensorFlow had been imported
-    (numpy's OpenBLAS pool, Python threads), and those started later."""
+    (numpy's OpenBLAS pool, Python threads), and those started later.
+    `split`: the pools' count told intra-op from inter-op (count_pools); where
+    it could not, no thread is called either (TF 1.x: one account, not two)."""
     roles: dict[str, str] = {str(pid): "main"}
     if named:  # TensorFlow's own names say what a thread is wherever it was made
         for event in events:
@@ -489,7 +491,7 @@ def _thread_roles(events: list[dict], pid: int, named: bool) -> dict[str, str]:
         roles.setdefault(tid, "there when TensorFlow was imported (numpy's OpenBLAS pool, Python threads)")
     exit_event = next((e for e in events if e["ev"] == "exit"), None)
     calibration = (exit_event or {}).get("calibration")
-    busy = {str(t) for t in calibration["busy"]} if calibration else None
+    busy = {str(t) for t in calibration["busy"]} if calibration and split else None
     for window in _windows(events):
         main = window.get("main", "python")
         whose = ("eager" if window["ev"] == "first_op"
