@@ -129,7 +129,11 @@ def onednn_runtime() -> dict:
     code = textwrap.dedent("""
         import json, re
         import tensorflow as tf
-        float(tf.reduce_sum(tf.matmul(tf.ones((64, 64)), tf.ones((64, 64)))))
+        product = tf.reduce_sum(tf.matmul(tf.ones((64, 64)), tf.ones((64, 64))))
+        if tf.executing_eagerly():
+            float(product)
+        else:  # TF 1.x: graph mode
+            tf.compat.v1.Session().run(product)
         maps = open("/proc/self/maps").read().split()
         mapped = sorted({p.rsplit("/", 1)[-1] for p in maps if re.search(r"/lib(iomp5|gomp|omp)[.]so", p)})
         print("MAPPED " + json.dumps(mapped), flush=True)

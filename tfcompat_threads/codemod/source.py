@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ast
 import re
-from functools import cached_property
 from typing import NamedTuple
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
@@ -161,9 +160,17 @@ class Source:
 
     # -- comments --------------------------------------------------------------------
 
-    @cached_property
+    @property
     def indent_unit(self) -> str:
-        """The file's indentation step (its first indented block), else 4 spaces."""
+        """The file's indentation step (its first indented block), else 4 spaces
+        (found once; `functools.cached_property` is not there on Python 3.7,
+        where `rule` imports this module)."""
+        found = self.__dict__.get("_indent_unit")
+        if found is None:
+            found = self.__dict__["_indent_unit"] = self._first_indent_step()
+        return found
+
+    def _first_indent_step(self) -> str:
         for node in ast.walk(self.tree):
             body = getattr(node, "body", None)
             if isinstance(node, ast.stmt) and type(body) is list and body and body[0].lineno > node.lineno:
