@@ -38,18 +38,28 @@ def test_noqa_in_a_comment_still_suppresses_and_lines_are_counted_as_python_coun
 
 
 @pytest.mark.parametrize("spelling", ["tensor\ufb02ow", "\uff54ensorflow"])
-def test_a_tensorflow_import_spelled_with_compatibility_characters_is_seen(tmp_path, spelling):
+@pytest.mark.parametrize("comment", ["", "# \u8bbe\u7f6e\u7ebf\u7a0b\uff0c\u6bcf\u4e2a\u64cd\u4f5c\uff1a\u4e24\u4e2a\u3002\n"])
+def test_a_tensorflow_import_spelled_with_compatibility_characters_is_seen(tmp_path, spelling, comment):
     """Item 10: Python NFKC-normalises identifiers: `import tensorﬂow`
-    (U+FB02) imports tensorflow."""
-    code = f"import {spelling} as tf\nconfig = tf.ConfigProto(intra_op_parallelism_threads=2)\n" \
+    (U+FB02) imports tensorflow, also beside text in another script whose
+    fullwidth punctuation NFKC changes too."""
+    code = f"{comment}import {spelling} as tf\nconfig = tf.ConfigProto(intra_op_parallelism_threads=2)\n" \
            "sess = tf.Session(config=config)\nsess.run(1)\n"
     (tmp_path / "t.py").write_text(code, encoding="utf-8")
     run = tft("check", "t.py", cwd=tmp_path)
     assert run.returncode == 1 and "TFT002" in run.stdout, run
     assert tft("fix", "t.py", cwd=tmp_path).returncode == 0
     fixed = (tmp_path / "t.py").read_text(encoding="utf-8")
-    assert "tf.compat.v1.Session(" in fixed and fixed.startswith(f"import {spelling} as tf\n")
+    assert "tf.compat.v1.Session(" in fixed and fixed.startswith(f"{comment}import {spelling} as tf\n")
     compile(fixed, "t.py", "exec")
+
+
+def test_a_session_spelled_with_compatibility_characters_is_seen(tmp_path):
+    """The import spelled plainly, the only TF1 name in fullwidth letters."""
+    code = "# \u4f1a\u8bdd\uff0c\u914d\u7f6e\u3002\nimport tensorflow as tf\nsess = tf.\uff33ession()\nsess.run(1)\n"
+    (tmp_path / "t.py").write_text(code, encoding="utf-8")
+    run = tft("check", "t.py", cwd=tmp_path)
+    assert run.returncode == 1 and "t.py:3:8: TFT002" in run.stdout, run
 
 
 @pytest.mark.parametrize("order", ["mylib last", "inside try"])

@@ -3,6 +3,8 @@ none of these tokens has nothing for the codemod, and is not parsed at all."""
 
 from __future__ import annotations
 
+import re
+
 from .symbols import OPENMP_THREAD_VARIABLES, SHIM_NAMES, TF1_ONLY, THREAD_SETTERS
 
 # One of these names must appear for any rule to fire: the last part of every
@@ -33,8 +35,41 @@ def may_need_codemod(source: bytes) -> bool:
 def _spelled_otherwise(source: bytes) -> bool:
     """The tokens spelled with characters Python reads as others: it
     NFKC-normalises identifiers, so `import tensorﬂow` (U+FB02) or
-    fullwidth letters import TensorFlow."""
+    fullwidth letters import TensorFlow. Normalising a whole file costs ~15x
+    decoding it; only words that hold a non-ASCII character are normalised,
+    and only where one of its non-ASCII characters normalises to ASCII
+    letters, digits or `_` (composing makes no ASCII character: NFKC adds
+    ASCII only by decomposing a character), which text in other scripts, its
+    punctuation included, does not."""
     import unicodedata
 
-    normal = unicodedata.normalize("NFKC", source.decode("utf-8", "replace")).encode("utf-8", "replace")
-    return normal != source and IMPORT in normal and any(token in normal for token in TRIGGERS)
+    others = source.translate(None, _ASCII).decode("utf-8", "replace")  # whole characters: UTF-8 puts none in ASCII
+    if not any(_turns_ascii(character) for character in set(others)):
+        return False
+    # The tokens are words: one spelled otherwise is in a run of word
+    # characters and non-ASCII ones, and only those runs are normalised.
+    words = set()
+    for run in _FOREIGN.finditer(source):
+        start, end = run.span()
+        while start and source[start - 1] in _WORD_BYTES:
+            start -= 1
+        words.add(source[start : _WORD_TAIL.match(source, end).end()])
+    normal = " ".join(unicodedata.normalize("NFKC", word.decode("utf-8", "replace")) for word in words).encode()
+    return (IMPORT in source or IMPORT in normal) and any(token in source or token in normal for token in TRIGGERS)
+
+
+_ASCII = bytes(range(128))
+_WORD = re.compile("[A-Za-z0-9_]")
+_WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+_FOREIGN = re.compile(rb"[\x80-\xff]+")
+_WORD_TAIL = re.compile(rb"[A-Za-z0-9_\x80-\xff]*")
+_TURNS_ASCII: dict[str, bool] = {}
+
+
+def _turns_ascii(character: str) -> bool:
+    known = _TURNS_ASCII.get(character)
+    if known is None:
+        import unicodedata
+
+        known = _TURNS_ASCII[character] = _WORD.search(unicodedata.normalize("NFKC", character)) is not None
+    return known
