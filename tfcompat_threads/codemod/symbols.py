@@ -240,7 +240,25 @@ class Symbol(NamedTuple):
         return self.qualified.startswith(SHIM_PREFIX)
 
 
-def symbol_for(qualified_names: set[str]) -> Symbol | None:
+def symbol_for(qualified_names: set[str] | frozenset[str]) -> Symbol | None:
+    """The symbol the first of `qualified_names` (in sorted order) names, or
+    None. A module names the same few hundred names again and again: each
+    set is answered once per process (a Symbol is an immutable value)."""
+    key = qualified_names if type(qualified_names) is frozenset else frozenset(qualified_names)
+    try:
+        return _SYMBOLS[key]
+    except KeyError:
+        if len(_SYMBOLS) >= _KEPT_SYMBOLS:  # a hostile tree of distinct names: memory stays bounded
+            _SYMBOLS.clear()
+        found = _SYMBOLS[key] = _symbol_for(key)
+        return found
+
+
+_SYMBOLS: dict[frozenset[str], Symbol | None] = {}
+_KEPT_SYMBOLS = 50_000
+
+
+def _symbol_for(qualified_names: frozenset[str]) -> Symbol | None:
     for qualified in sorted(qualified_names):
         if qualified.startswith(SHIM_PREFIX):
             name = qualified[len(SHIM_PREFIX):]
