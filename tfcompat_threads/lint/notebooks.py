@@ -98,7 +98,7 @@ def load(raw: bytes) -> Notebook:
         raise NotebookError("not a notebook (its JSON is nested too deep to read)") from None
     if not isinstance(document, dict):
         raise NotebookError("not a notebook (the JSON is not an object)")
-    if _ESCAPED_SURROGATE.search(raw):
+    if (b"\\ud" in raw or b"\\uD" in raw) and _ESCAPED_SURROGATE.search(raw):  # two C scans before a regex's
         try:
             json.dumps(document, ensure_ascii=False).encode("utf-8")
         except UnicodeEncodeError as error:
@@ -482,13 +482,14 @@ class NotebookModule:
 
 
 def run(data: bytes, settings, fix: bool, enabled: frozenset[str], path: str | None = None, memo=None,
-        add_noqa: bool = False):
+        add_noqa: bool = False, loaded: Notebook | None = None):
     """(engine outcome with findings placed in cells and the new notebook
-    bytes, the NotebookModule or None when there is no code)."""
+    bytes, the NotebookModule or None when there is no code). `loaded`: the
+    notebook of `data`, already read (a copy of its own is edited)."""
     from ..codemod import engine
     from ..codemod.source import SourceError
 
-    notebook = load(data)
+    notebook = load(data) if loaded is None else loaded
     if not notebook.cells:
         return engine.Outcome([], data), None
     if memo is None and not fix:
@@ -511,7 +512,7 @@ def run(data: bytes, settings, fix: bool, enabled: frozenset[str], path: str | N
         else:
             outcome.source = data
             fixable = not fix and any(f.fixed for f in outcome.findings)
-            if fixable and run(data, settings, True, enabled, path, memo)[1] is None:
+            if fixable and run(data, settings, True, enabled, path, memo, loaded=_fresh(notebook, module))[1] is None:
                 raise NotebookError(UNWRITABLE)  # check marks fixable only what fix can write
     except NotebookError:
         for finding in outcome.findings:
@@ -521,6 +522,19 @@ def run(data: bytes, settings, fix: bool, enabled: frozenset[str], path: str | N
         outcome.source, outcome.remaining = data, list(outcome.findings)
         return outcome, None
     return outcome, module
+
+
+def _fresh(notebook: Notebook, module: NotebookModule) -> Notebook:
+    """The notebook as `load` read it, for a run that edits it: its cells'
+    entries are copies (a fix replaces their source), the rest is shared."""
+    document = dict(notebook.document)
+    copied = [dict(entry) if isinstance(entry, dict) else entry for entry in notebook.cell_list()]
+    if "worksheets" in document:
+        document["worksheets"] = [dict(document["worksheets"][0], cells=copied)]
+    else:
+        document["cells"] = copied
+    cells = [Cell(cell.index, cell.number, module.original[cell.index], 0) for cell in notebook.cells]
+    return Notebook(document, notebook.raw, cells, notebook.source_key)
 
 
 class _Kept:
@@ -576,11 +590,15 @@ def source_rows(raw: bytes, notebook: Notebook) -> dict[int, list[int]]:
     text = raw.decode("utf-8-sig")
     counted = [0, 1]  # an offset and its row: rows are counted forward from the last one asked
 
+    returns = "\r" in text
+
     def row(offset: int) -> int:
         if offset < counted[0]:
             counted[:] = [0, 1]
         start = counted[0]
-        breaks = text.count("\n", start, offset) + text.count("\r", start, offset) - text.count("\r\n", start, offset)
+        breaks = text.count("\n", start, offset)
+        if returns:
+            breaks += text.count("\r", start, offset) - text.count("\r\n", start, offset)
         counted[:] = [offset, counted[1] + breaks]
         return counted[1]
 
@@ -597,8 +615,11 @@ def source_rows(raw: bytes, notebook: Notebook) -> dict[int, list[int]]:
             continue
         lines: list[int] = []
         line_open = False  # the last string ended inside a line
-        for piece_start, piece_end in elements(text, start):
-            piece = json.loads(text[piece_start:piece_end])
+        pieces = elements(text, start)
+        known = notebook.cell_list()[cell.index].get(notebook.source_key)  # the same strings, decoded by load
+        known = known if isinstance(known, list) and len(known) == len(pieces) else None
+        for number, (piece_start, piece_end) in enumerate(pieces):
+            piece = known[number] if known is not None else json.loads(text[piece_start:piece_end])
             if not piece:
                 continue
             if not line_open:
