@@ -33,3 +33,28 @@ def test_an_unfollowed_config_of_graph_only_fields_is_not_sent_to_configure():
     mixed = source.replace(b"use_per_session_threads=True", b"intra_op_parallelism_threads=2")
     [finding] = [f for f in transform(mixed, "native").findings if f.code == "TFT005"]
     assert "tfcompat_threads.configure(config)" in finding.help
+
+
+# -- issue 28: a fifth corpus (20 repositories first run here) ---------------------------------
+
+
+NOTEBOOK_SESSION = (b"import tensorflow as tf\n"
+                    b"gpu_options = tf.GPUOptions(allow_growth=True)\n"
+                    b"config = tf.ConfigProto(gpu_options=gpu_options)\n"
+                    b"isess = tf.InteractiveSession(config=config)\n"
+                    b"x = tf.placeholder(tf.float32)\n"
+                    b"reuse = True if 'net' in locals() else None\n"
+                    b"isess.run(x * 2, {x: 1.0})\n")
+
+
+def test_a_namespace_asked_for_another_key_reads_no_config():
+    """A notebook's `reuse = True if 'ssd_net' in locals() else None` (SSD's
+    demo notebook) asks for one key: it cannot read `gpu_options`, so the
+    config is followed to its session (TFT005 said it may do nothing)."""
+    for asked in (b"'net' in locals()", b"'net' not in vars()", b"'net' in globals()", b"locals()['net']"):
+        source = NOTEBOOK_SESSION.replace(b"'net' in locals()", asked)
+        assert not [c for c in codes(source) if c.startswith("TFT005")], asked
+    same_key = NOTEBOOK_SESSION.replace(b"'net'", b"'gpu_options'")  # it tells whether the name is bound
+    assert "TFT005 3" in codes(same_key)
+    computed = NOTEBOOK_SESSION.replace(b"'net' in locals()", b"locals()[key]")
+    assert "TFT005 3" in codes(computed)

@@ -151,9 +151,9 @@ def _dynamic(analysis, name: str) -> list[Reader]:
                 continue  # a function's own names
             if function in ("eval", "exec") and not _may_read(node, name, function):
                 continue
-            if function == "globals" and (_writes_a_key(analysis, node)
-                                          or _subscript_key(analysis, node) not in (None, name)):
-                continue
+            if function in _NAMESPACES and not node.args and (
+                    _writes_a_key(analysis, node) or _looked_up_key(analysis, node) not in (None, name)):
+                continue  # (a module's `locals()` / `vars()` is its globals())
             if function in ("__import__", "import_module") and not _imports_itself(analysis, node):
                 continue
             found.append(Reader(_place(analysis, node), f"{function}() may read it", None, []))
@@ -267,6 +267,22 @@ def _writes_a_key(analysis, node: ast.AST) -> bool:
     parent = analysis.parents.get(node)
     return (type(parent) is ast.Subscript and parent.value is node and type(parent.ctx) in (ast.Store, ast.Del)
             and isinstance(analysis.literal(parent.slice), str))
+
+
+_NAMESPACES = ("globals", "locals", "vars")
+"""The calls that return a namespace (a function's own `locals()` is passed over above)."""
+
+
+def _looked_up_key(analysis, node: ast.AST):
+    """The one key a namespace is asked for: `ns["k"]`, `ns.get("k")`, or
+    `"k" in ns` (a notebook's `reuse = 'net' in locals()`, which reads no
+    value); else None."""
+    parent = analysis.parents.get(node)
+    if (type(parent) is ast.Compare and node in parent.comparators and len(parent.ops) == 1
+            and type(parent.ops[0]) in (ast.In, ast.NotIn)):
+        key = analysis.literal(parent.left)
+        return key if isinstance(key, str) else None
+    return _subscript_key(analysis, node)
 
 
 def _subscript_key(analysis, node: ast.AST, any_key: bool = False):
