@@ -58,3 +58,21 @@ def test_a_namespace_asked_for_another_key_reads_no_config():
     assert "TFT005 3" in codes(same_key)
     computed = NOTEBOOK_SESSION.replace(b"'net' in locals()", b"locals()[key]")
     assert "TFT005 3" in codes(computed)
+
+
+def test_a_config_given_to_a_local_server_is_followed_like_one_given_to_a_server():
+    """`tf.train.Server.create_local_server(config=...)` makes a Server with
+    that config (amdrl's worker, when it has no cluster): the sessions on its
+    target get it, as for `tf.train.Server(cluster, config=...)`. TFT005 said
+    it may do nothing."""
+    source = (b"import tensorflow as tf\n"
+              b"config = tf.ConfigProto(intra_op_parallelism_threads=1)\n"
+              b"server = tf.train.Server.create_local_server(config=config)\n"
+              b"x = tf.placeholder(tf.float32)\n"
+              b"with tf.train.MonitoredTrainingSession(master=server.target) as sess:\n"
+              b"    sess.run(x * 2, {x: 1.0})\n")
+    native = source.replace(b"tf.train.Server", b"tf.distribute.Server")
+    for each in (source, native, native.replace(b"tf.ConfigProto", b"tf.compat.v1.ConfigProto")):
+        assert not [c for c in codes(each) if c.startswith("TFT005")], each
+    result = transform(source, "native")
+    assert b"tf.distribute.Server.create_local_server(config=config)" in result.source

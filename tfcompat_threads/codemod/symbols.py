@@ -64,9 +64,11 @@ GRAPH_SINKS = (
     "train.ChiefSessionCreator",  # MonitoredSession(session_creator=...) makes its graph session with it
     "train.WorkerSessionCreator",
     "train.Server",
+    "train.Server.create_local_server",  # a Server too: sessions on its target get its config
     "train.Supervisor",
     "train.SingularMonitoredSession",
     "distribute.Server",
+    "distribute.Server.create_local_server",
     "python.client.device_lib.list_local_devices",  # lists the devices the config lets it see
     # TF-TRT's TF1 converter runs graph sessions with its session_config (the
     # parameter is gone on 2.21: inspected there; the rename stays right where it runs)
