@@ -76,3 +76,20 @@ def test_a_config_given_to_a_local_server_is_followed_like_one_given_to_a_server
         assert not [c for c in codes(each) if c.startswith("TFT005")], each
     result = transform(source, "native")
     assert b"tf.distribute.Server.create_local_server(config=config)" in result.source
+
+
+def test_a_keras_set_session_whose_config_is_not_followed_is_reported_where_it_raises():
+    """A config the flow does not follow (passed to a function of its own,
+    filled by getattr as StyleGAN's) whose session goes to Keras'
+    set_session: TFT005 says the settings may do nothing, and the set_session
+    call, left as it is, raises AttributeError on Keras 3 (TF >= 2.16, either
+    spelling). TFT003 names that line too (it was skipped as said by TFT005)."""
+    source = (b"import tensorflow as tf\n"
+              b"config = tf.ConfigProto()\n"
+              b"config.gpu_options.allow_growth = True\n"
+              b"setup(config)\n"
+              b"tf.keras.backend.set_session(tf.Session(config=config))\n")
+    found = {f"{f.code} {f.start.line}": f for f in transform(source, "native").findings}
+    assert "TFT005 4" in found and "TFT003 5" in found
+    assert "its session's config is not followed: it is passed to setup()" in found["TFT003 5"].message
+    assert b"tf.keras.backend.set_session(" in transform(source, "native").source  # no fix removes it

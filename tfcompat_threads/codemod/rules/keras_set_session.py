@@ -16,7 +16,8 @@ class KerasSetSession(Rule):
     what = (
         "Finds Keras' `set_session` (every spelling: `K.set_session`, `keras.backend.set_session`, "
         "`tf.compat.v1.keras.backend.set_session` ...) with a session that is not config-only in this "
-        "file: it runs graphs, or it is made somewhere the codemod does not follow."
+        "file: it runs graphs, it is made somewhere the codemod does not follow, or its config is not "
+        "followed (TFT005 says what the config may lose; this, that the call itself raises on Keras 3)."
     )
     why = (
         "Keras 3 (TensorFlow >= 2.16) has no `set_session` anywhere: the call raises AttributeError. On "
@@ -43,8 +44,6 @@ tf.config.threading.set_intra_op_parallelism_threads(2)
         for call, symbol in context.analysis.calls:
             if symbol.name != sym.SET_SESSION or symbol.shim:
                 continue  # the shim's set_session works on Keras 3
-            if call in reached and reached[call].status == UNFOLLOWED:
-                continue  # unfollowed-config says it
             unit = context.unit_calls.get(call)
             if unit is not None:
                 cover = Cover((context.unit_key(unit),), "reported")
@@ -54,6 +53,8 @@ tf.config.threading.set_intra_op_parallelism_threads(2)
                 cover = None
             why = reached[call].reason if call in reached and reached[call].reason else \
                 _session_source(context, call)
+            if call in reached and reached[call].status == UNFOLLOWED:  # unfollowed-config says what it may lose
+                why = f"its session's config is not followed: {why}"
             if symbol.qualified == sym.LEGACY_KERAS_SET_SESSION:
                 message = (f"{context.code(call.func)}(): this is TensorFlow's internal copy of Keras 2 "
                            "(tensorflow.python.keras), which still has set_session, but from TF 2.6 on tf.keras "
