@@ -51,7 +51,7 @@ class UnitPlan(NamedTuple):
     dropped: list[tuple[FieldSet, str, str]]
     """(field set, field path, field as shown): fields with no TF2 call."""
     late: list[tuple[FieldSet, ast.Call]]
-    """Field sets with thread settings after the first op, and that op."""
+    """Field sets with thread settings after the first op, and that op: no native fix."""
     tf_missing: bool
     """No free name for TensorFlow where a TF2 call goes: no fix."""
     fields_unknown: bool
@@ -266,9 +266,6 @@ class Context:
                         lines += [(indent + c, False) for c in inline]
                         lines.append((rendered, True))
             edits.append(self.statement_edit(statement, lines))
-        if late:
-            applicability = Applicability.UNSAFE
-            blocked.append("thread settings come after TensorFlow ran an op")
         edits += sorted(imports)
         return UnitPlan(edits, applicability, "; ".join(dict.fromkeys(blocked)), dropped, late, tf_missing,
                         unit.kwargs, unavailable)
