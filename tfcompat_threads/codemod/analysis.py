@@ -155,6 +155,8 @@ class Analysis:
             return ("arg", parent, value)
         if kind is ast.Starred:
             return ("other", parent)
+        if kind is ast.Dict and self.keyword_of(value) is not None:
+            return ("arg", self.parents[self.parents[parent]], value)  # `f(**{"config": value})`
         if kind in (ast.Assign, ast.AnnAssign) and parent.value is value:
             targets = parent.targets if kind is ast.Assign else [parent.target]
             if len(targets) == 1 and type(targets[0]) is ast.Name:
@@ -222,10 +224,26 @@ class Analysis:
         return [self.parents[r] for r in self.references_of(bindings[0])
                 if type(self.parents.get(r)) is ast.Attribute and self.parents[r].attr == name]
 
-    @staticmethod
-    def is_config_arg(call: ast.Call, arg: ast.AST) -> bool:
+    def keyword_of(self, arg: ast.AST) -> str | None:
+        """The keyword an argument is passed as: `f(k=v)` (the keyword), or
+        an entry of a literal dict unpacked into the call, `f(**{"k": v})`
+        (its value), each of whose keys is a string; None for anything else."""
         if type(arg) is ast.keyword:
-            return arg.arg == "config"
+            return arg.arg
+        holder = self.parents.get(arg)
+        star = self.parents.get(holder)
+        if type(holder) is not ast.Dict or type(star) is not ast.keyword or star.arg is not None or not any(
+                v is arg for v in holder.values):
+            return None
+        keys = [k.value if type(k) is ast.Constant and type(k.value) is str else None for k in holder.keys]
+        if None in keys:
+            return None
+        return keys[next(i for i, v in enumerate(holder.values) if v is arg)]
+
+    def is_config_arg(self, call: ast.Call, arg: ast.AST) -> bool:
+        keyword = self.keyword_of(arg)
+        if keyword is not None:
+            return keyword == "config"
         positional = [a for a in call.args if type(a) is not ast.Starred]
         return len(positional) > 2 and positional[2] is arg
 

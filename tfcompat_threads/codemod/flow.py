@@ -225,7 +225,7 @@ def _bound_references(analysis, unit: Unit, target: ast.AST, assign, makes) -> l
         reads = sorted({id(r): r for b in bindings for r in b.references}.values(),
                        key=lambda n: (n.lineno, n.col_offset))
         if len(bindings) > 1:  # bound again: the reads that surely see another value are not its
-            seen = {id(r): _seen_binding(analysis, r, assign, bindings) for r in reads}
+            seen = {id(r): seen_binding(analysis, r, assign, bindings) for r in reads}
             reads = [r for r in reads if seen[id(r)] != reaching.OTHER]
             if None not in seen.values():
                 bindings = [b for b in bindings if b.node is target]
@@ -249,7 +249,7 @@ def _bound_references(analysis, unit: Unit, target: ast.AST, assign, makes) -> l
     return reads
 
 
-def _seen_binding(analysis, read: ast.Name, assign: ast.stmt, bindings) -> str | None:
+def seen_binding(analysis, read: ast.Name, assign: ast.stmt, bindings) -> str | None:
     """reaching.seen_binding; a read in a function of the block of a name
     assigned only there, the function named by no statement between
     `assign` and the next assignment (so not run in between), sees the
@@ -486,7 +486,7 @@ def _follow_into(analysis, unit: Unit, call: ast.Call, arg: ast.AST, follow) -> 
     if target is None:
         return False
     callee, function = target
-    parameter = _parameter_for(function, call, arg)
+    parameter = _parameter_for(function, call, arg, analysis.keyword_of(arg))
     scope = callee.scope_of(function.body[0]) if parameter and function.body else None
     if scope is None:
         return False
@@ -566,13 +566,14 @@ def _follow_session_value(analysis, unit: Unit, value: ast.AST) -> None:
         _stop(analysis, unit, GRAPH, f"its session is used to run graphs (line {value.lineno})", value)
 
 
-def _parameter_for(function, call: ast.Call, arg: ast.AST) -> str | None:
+def _parameter_for(function, call: ast.Call, arg: ast.AST, keyword: str | None) -> str | None:
     """The parameter of a function (a method called through its class or
-    instance: after `self`) that an argument binds."""
+    instance: after `self`) that an argument binds (`keyword`: the keyword
+    it is passed as, analysis.keyword_of)."""
     arguments = function.args
-    if type(arg) is ast.keyword:
+    if keyword is not None:
         names = [a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)]
-        return arg.arg if arg.arg in names else None
+        return keyword if keyword in names else None
     positional = [a for a in call.args if type(a) is not ast.Starred]
     if any(type(a) is ast.Starred for a in call.args) or not any(a is arg for a in positional):
         return None

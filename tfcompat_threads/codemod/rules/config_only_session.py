@@ -91,6 +91,12 @@ tf.config.threading.set_intra_op_parallelism_threads(2)
                           if context.analysis.symbol(call.func).name == sym.ENABLE_EAGER]
                 fix = Fix(Applicability.SAFE, "tfcompat_threads applies the config process-wide",
                           [*edits, EnsureImport(SHIM_MODULE, None)])
+            elif plan.left_read:
+                fix = None
+                name, line = plan.left_read
+                help = (f"the fix would delete `{name}`, which line {line} still reads: keep it, and call "
+                        "tfcompat_threads.configure(config) where the session is made, or use `--target shim` "
+                        "(it keeps the session)")
             elif plan.late:
                 fix = None
                 help = (f"its thread settings come after TensorFlow ran an op (line {plan.late[0][1].lineno}), where "
