@@ -468,12 +468,31 @@ def _config_sink(analysis, unit: Unit, call: ast.Call, arg: ast.AST) -> None:
         _stop(analysis, unit, GRAPH, "tfcompat_threads.configure() applies it", call)  # what target shim writes
     elif type(call.func) is ast.Attribute and call.func.attr in sym.GRAPH_SESSION_METHODS:
         _stop(analysis, unit, GRAPH, f"it configures {name}()", call)
+    elif call.args and call.args[0] is arg and "builtins.setattr" in analysis.qnames(call.func):
+        _setattr_field(analysis, unit, call)
     elif not _follow_into(analysis, unit, call, arg, follow_config_value):
         outside = resolve.outside_calls(analysis, [call])
         if outside:
             _stop(analysis, unit, EXTERNAL, f"it is passed to {name}(), {outside}", call)
         else:
             _stop(analysis, unit, UNFOLLOWED, f"it is passed to {name}()", call)
+
+
+def _setattr_field(analysis, unit: Unit, call: ast.Call) -> None:
+    """`setattr(config, name, value)`: a field set, by a name known here
+    (a string) or at run time only (`for k, v in opts.items(): setattr(config, k, v)`)."""
+    statement = analysis.parents.get(call)
+    if len(call.args) != 3 or call.keywords or type(statement) is not ast.Expr:
+        _stop(analysis, unit, UNFOLLOWED, "it is passed to setattr() in a way the codemod does not follow", call)
+        return
+    if _own_statement(analysis, unit, statement) is None or analysis is not unit.home:
+        return
+    path = analysis.literal(call.args[1])
+    if isinstance(path, str) and path.isidentifier():
+        unit.field_sets.append(FieldSet(statement, call, [Field(path, call.args[2], None)]))
+    else:
+        unit.kwargs = True  # its fields are known at run time only; its flow still matters
+        unit.field_sets.append(FieldSet(statement, call, []))
 
 
 def _follow_into(analysis, unit: Unit, call: ast.Call, arg: ast.AST, follow) -> bool:

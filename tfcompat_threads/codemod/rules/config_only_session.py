@@ -103,8 +103,8 @@ tf.config.threading.set_intra_op_parallelism_threads(2)
                         "TF2 refuses them: move the config above that op, or use `--target shim`")
             elif plan.fields_unknown:
                 fix = None
-                help = ("its fields come from **kwargs, known at run time only: use `--target shim` (the shim "
-                        "applies them), or call tfcompat_threads.configure(config) where the session was made")
+                help = ("its fields come from **kwargs or setattr(), known at run time only: use `--target shim` "
+                        "(the shim applies them), or call tfcompat_threads.configure(config) where the session was made")
             elif plan.unavailable:
                 fix = None
                 help = (f"{plan.unavailable}: use `--target shim` (it works on every release), or a newer "
