@@ -73,8 +73,32 @@ class Analysis:
         self.calls.sort(key=lambda pair: (pair[0].lineno, pair[0].col_offset))
         self.references.sort(key=lambda pair: (pair[0].lineno, pair[0].col_offset))
         self.imports.sort(key=lambda node: (node.lineno, node.col_offset))
-        self.graph_mode_module = any(s.name in sym.GRAPH_MODE_SWITCHES for _, s in self.calls)
+        switches = [call for call, s in self.calls if s.name in sym.GRAPH_MODE_SWITCHES]
+        self.graph_mode_switches = [call for call in switches if self.enclosing_function(call) is None]
+        """disable_eager_execution() / disable_v2_behavior() calls that run on import (not in a def)."""
+        self.graph_mode_module = bool(switches) or self._graph_mode_package()
+        """It runs in graph mode: a switch of its own, or one its package runs first."""
         self.units = merged([flow.follow(self, call) for call, s in self.calls if s.name == sym.CONFIG])
+
+    def _graph_mode_package(self) -> bool:
+        """A package `__init__.py` above this module (in the repository) that
+        switches graph mode on import: Python runs it before this module."""
+        if self.project is None or self.path is None:
+            return False
+        level = 2 if self.path.name == "__init__.py" else 1
+        while level <= 8:
+            init = self.project.module_file(self.path, "", level)
+            if init is None:
+                return False
+            package = self.project.analysis(init)
+            if package is not None and package.graph_mode_switches:
+                self.graph_mode_package = (init, package.graph_mode_switches[0].lineno)
+                return True
+            level += 1
+        return False
+
+    graph_mode_package = None
+    """(path, line) of the switch in a package `__init__.py` that puts this module in graph mode, if any."""
 
     def in_tf1_code(self, node: ast.AST) -> bool:
         offset = self.source.start(node)

@@ -28,7 +28,10 @@ def follow(analysis, config: ast.Call) -> Unit:
     unit = Unit(config)
     unit.home = analysis
     if analysis.graph_mode_module:
-        _stop(analysis, unit, GRAPH, "the module runs in graph mode (disable_eager_execution)", config)
+        package = analysis.graph_mode_package
+        why = f"its package turns graph mode on when imported ({place(*package)})" if package else \
+            "the module runs in graph mode (disable_eager_execution)"
+        _stop(analysis, unit, GRAPH, why, config)
         unit.settled = True  # every session honours it, however it gets there
     _construction_fields(analysis, unit, config, "")
     follow_config_value(analysis, unit, config)
