@@ -87,6 +87,19 @@ def test_a_literal_double_star_dict_of_the_session_is_followed():
     assert b"set_inter_op_parallelism_threads(1)" in result.source
 
 
+def test_a_literal_double_star_dict_given_to_a_helper_binds_its_parameter():
+    """`make(**{"config": ...})`: the entry binds the helper's `config`
+    parameter, which goes on to a session that runs graphs: the config stays."""
+    source = (b"import tensorflow as tf\n"
+              b"def make(config):\n"
+              b"    return tf.Session(config=config)\n"
+              b"sess = make(**{\"config\": tf.ConfigProto(inter_op_parallelism_threads=1)})\n"
+              b"sess.run(tf.ones([2, 2]))\n")
+    result = transform(source, "native")
+    assert [f.code for f in result.findings] == ["TFT002", "TFT002"], result.findings
+    assert tf1_names_left(result.source) == set()
+
+
 # -- shape 4: an unsafe fix never writes code that breaks the program ----------------------
 
 def _bound_and_read(source: bytes) -> tuple[set[str], set[str]]:
@@ -119,6 +132,21 @@ def test_an_unsafe_fix_writes_no_thread_setter_after_the_first_op():
     assert "parallelism_threads(" not in output[first_op:], output
 
 
+def test_no_fix_deletes_a_session_that_a_kept_statement_still_looks_at():
+    """`if sess is None:` only looks at the session (it stays config-only),
+    but the fix must not delete the name it reads (NameError)."""
+    source = (b"import tensorflow as tf\n"
+              b"config = tf.ConfigProto(intra_op_parallelism_threads=2)\n"
+              b"sess = tf.Session(config=config)\n"
+              b"if sess is None:\n"
+              b"    print('none')\n")
+    for unsafe in (False, True):
+        output = transform(source, "native", unsafe_fixes=unsafe).source
+        bound, read = _bound_and_read(output)
+        assert read - bound - set(dir(builtins)) <= {"tf", "tensorflow"}, output.decode()
+        assert tf1_names_left(output) == set()
+
+
 # -- shape 6: TFT005 noise on graph sessions --------------------------------------------
 
 def test_a_config_filled_by_setattr_for_a_default_graph_session_is_not_called_lost():
@@ -134,6 +162,16 @@ def test_a_config_filled_by_setattr_for_a_default_graph_session_is_not_called_lo
               b"    with sess.as_default():\n"
               b"        sess.run(y, {'Placeholder:0': 1.0})\n")
     assert not [c for c in codes(source) if c.startswith("TFT005")]
+
+
+def test_a_setattr_with_a_literal_name_is_a_field_the_native_fix_keeps():
+    source = (b"import tensorflow as tf\n"
+              b"cfg = tf.ConfigProto()\n"
+              b"setattr(cfg, 'inter_op_parallelism_threads', 3)\n"
+              b"tf.keras.backend.set_session(tf.Session(config=cfg))\n")
+    result = transform(source, "native")
+    assert [(f.code, f.fixed) for f in result.findings] == [("TFT001", True)], result.findings
+    assert result.source == b"import tensorflow as tf\ntf.config.threading.set_inter_op_parallelism_threads(3)\n"
 
 
 # -- shape 12: what other modules of the project say -----------------------------------
@@ -158,3 +196,39 @@ def test_a_package_that_disables_v2_behaviour_makes_its_modules_graph_code(tmp_p
         "sess = tf.compat.v1.Session(config=tf.compat.v1.get_collection('session_config')[0])\n"
         "sess.run(tf.ones([2, 2]))\n")
     assert [f["code"] for f in check_json(tmp_path) if f["filename"].endswith("train.py")] == []
+
+
+def test_a_config_through_a_graph_collection_of_its_module_is_followed():
+    """add_to_collection / get_collection(...)[0] in one module (no graph-mode
+    switch): to a graph session it stays and is not called lost; to a session
+    that only carries it, it gets the native fix."""
+    graph = (b"import tensorflow as tf\n"
+             b"config = tf.ConfigProto(intra_op_parallelism_threads=2)\n"
+             b"tf.add_to_collection('session_config', config)\n"
+             b"g = tf.Graph()\n"
+             b"with g.as_default():\n"
+             b"    y = tf.compat.v1.placeholder(tf.float32) * 2\n"
+             b"    sess = tf.Session(graph=g, config=tf.get_collection('session_config')[0])\n"
+             b"    sess.run(y, {y: 1.0})\n")
+    assert [c.split()[0] for c in codes(graph)] == ["TFT002", "TFT002"]
+    carried = (b"import tensorflow as tf\n"
+               b"config = tf.ConfigProto(intra_op_parallelism_threads=2)\n"
+               b"tf.add_to_collection('session_config', config)\n"
+               b"tf.keras.backend.set_session(tf.Session(config=tf.get_collection('session_config')[0]))\n")
+    assert transform(carried, "native").source == (
+        b"import tensorflow as tf\ntf.config.threading.set_intra_op_parallelism_threads(2)\n")
+
+
+def test_a_collection_another_module_may_read_is_not_followed(tmp_path):
+    """Another module names the collection's key: it may read the config
+    there, so the native fix must not delete what it puts in."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "train.py").write_text(
+        "import tensorflow as tf\n"
+        "config = tf.ConfigProto(intra_op_parallelism_threads=2)\n"
+        "tf.add_to_collection('session_config', config)\n"
+        "tf.keras.backend.set_session(tf.Session(config=tf.get_collection('session_config')[0]))\n")
+    (tmp_path / "serve.py").write_text(
+        "import tensorflow as tf\nsess = tf.Session(config=tf.get_collection('session_config')[0])\n")
+    [lost] = [f for f in check_json(tmp_path) if f["filename"].endswith("train.py") and f["code"] == "TFT005"]
+    assert "it is put in the graph collection 'session_config'" in lost["message"]

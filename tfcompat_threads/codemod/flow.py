@@ -471,6 +471,8 @@ def _config_sink(analysis, unit: Unit, call: ast.Call, arg: ast.AST) -> None:
         _stop(analysis, unit, GRAPH, "tfcompat_threads.configure() applies it", call)  # what target shim writes
     elif type(call.func) is ast.Attribute and call.func.attr in sym.GRAPH_SESSION_METHODS:
         _stop(analysis, unit, GRAPH, f"it configures {name}()", call)
+    elif symbol is not None and symbol.name == "add_to_collection" and call.args[1:2] == [arg]:
+        _follow_collection(analysis, unit, call)
     elif call.args and call.args[0] is arg and "builtins.setattr" in analysis.qnames(call.func):
         _setattr_field(analysis, unit, call)
     elif not _follow_into(analysis, unit, call, arg, follow_config_value):
@@ -479,6 +481,36 @@ def _config_sink(analysis, unit: Unit, call: ast.Call, arg: ast.AST) -> None:
             _stop(analysis, unit, EXTERNAL, f"it is passed to {name}(), {outside}", call)
         else:
             _stop(analysis, unit, UNFOLLOWED, f"it is passed to {name}()", call)
+
+
+def _follow_collection(analysis, unit: Unit, call: ast.Call) -> None:
+    """`tf.add_to_collection("key", config)`: followed to each
+    `tf.get_collection("key")[i]` of its module, when no other module names
+    the key and every read of a collection by that key is of that shape."""
+    key = analysis.literal(call.args[0])
+    statement = analysis.parents.get(call)
+    reads = []
+    others = analysis.project.mentioning(key, exclude=analysis.path) if isinstance(key, str) and (
+        analysis.project is not None and analysis.path is not None) else []
+    for get in analysis.index.calls_named("get_collection") if isinstance(key, str) and not others else ():
+        symbol = analysis.symbol(get.func)
+        if symbol is None or symbol.name != "get_collection" or get.keywords or len(get.args) != 1:
+            continue
+        found = analysis.literal(get.args[0])
+        if found != key and isinstance(found, str):
+            continue  # another collection
+        holder = analysis.parents.get(get)
+        if found != key or type(holder) is not ast.Subscript or not isinstance(analysis.literal(holder.slice), int):
+            reads = []
+            break
+        reads.append(holder)
+    if not reads or len(call.args) != 2 or call.keywords or type(statement) is not ast.Expr:
+        _stop(analysis, unit, UNFOLLOWED, f"it is put in the graph collection {key!r}, read where the codemod "
+              "does not follow", call)
+        return
+    _own_statement(analysis, unit, statement)
+    for read in reads:
+        follow_config_value(analysis, unit, read)
 
 
 def _setattr_field(analysis, unit: Unit, call: ast.Call) -> None:
