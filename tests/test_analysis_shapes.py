@@ -73,6 +73,20 @@ def test_a_config_set_after_the_first_op_is_not_left_with_tf1_names():
     assert tf1_names_left(transform(source, "native").source) == set()
 
 
+# -- shape 1: the session family, renamed whole ------------------------------------------
+
+def test_an_interactive_session_whose_default_session_is_read_is_kept():
+    """InteractiveSession makes itself the default session: deleting it as
+    config-only would hand `tf.get_default_session()` None instead."""
+    source = (b"import tensorflow as tf\n"
+              b"config = tf.ConfigProto(inter_op_parallelism_threads=1)\n"
+              b"sess = tf.InteractiveSession(config=config)\n"
+              b"print(tf.get_default_session().sess_str)\n")
+    output = transform(source, "native").source
+    assert b"sess = tf.compat.v1.InteractiveSession(config=config)" in output, output.decode()
+    assert tf1_names_left(output) == set()
+
+
 # -- shape 3: a literal ** dict in the same scope is followed ---------------------------------
 
 def test_a_literal_double_star_dict_of_the_session_is_followed():

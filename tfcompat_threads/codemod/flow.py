@@ -588,6 +588,11 @@ def _follow_session(analysis, unit: Unit, session: ast.Call) -> None:
     _record(analysis, unit, "sessions", session)
     if analysis is not unit.home:
         unit.reached_elsewhere = True
+    if analysis.symbol(session.func).name == "InteractiveSession":
+        # it makes itself the default session: a read of that reads it
+        read = next((call for call, symbol in analysis.calls if symbol.name == "get_default_session"), None)
+        if read is not None:
+            _stop(analysis, unit, GRAPH, f"it is the default session, which line {read.lineno} reads", session)
     _follow_session_value(analysis, unit, session)
 
 
