@@ -483,6 +483,13 @@ def _config_sink(analysis, unit: Unit, call: ast.Call, arg: ast.AST) -> None:
             _stop(analysis, unit, UNFOLLOWED, f"it is passed to {name}()", call)
 
 
+def _tf_calls(analysis, name: str) -> list[ast.Call]:
+    """The calls of TensorFlow's `name` (a symbol's name) in the module, outside TF1-only code (an index lookup)."""
+    return [call for call in analysis.index.calls_named(name.rpartition(".")[2])
+            if (symbol := analysis.symbol(call.func)) is not None and symbol.name == name
+            and not analysis.in_tf1_code(call)]
+
+
 def _follow_collection(analysis, unit: Unit, call: ast.Call) -> None:
     """`tf.add_to_collection("key", config)`: followed to each
     `tf.get_collection("key")[i]` of its module, when no other module names
@@ -492,9 +499,8 @@ def _follow_collection(analysis, unit: Unit, call: ast.Call) -> None:
     reads = []
     others = analysis.project.mentioning(key, exclude=analysis.path) if isinstance(key, str) and (
         analysis.project is not None and analysis.path is not None) else []
-    for get in analysis.index.calls_named("get_collection") if isinstance(key, str) and not others else ():
-        symbol = analysis.symbol(get.func)
-        if symbol is None or symbol.name != "get_collection" or get.keywords or len(get.args) != 1:
+    for get in _tf_calls(analysis, "get_collection") if isinstance(key, str) and not others else ():
+        if get.keywords or len(get.args) != 1:
             continue
         found = analysis.literal(get.args[0])
         if found != key and isinstance(found, str):
@@ -590,7 +596,7 @@ def _follow_session(analysis, unit: Unit, session: ast.Call) -> None:
         unit.reached_elsewhere = True
     if analysis.symbol(session.func).name == "InteractiveSession":
         # it makes itself the default session: a read of that reads it
-        read = next((call for call, symbol in analysis.calls if symbol.name == "get_default_session"), None)
+        read = next(iter(_tf_calls(analysis, "get_default_session")), None)
         if read is not None:
             _stop(analysis, unit, GRAPH, f"it is the default session, which line {read.lineno} reads", session)
     _follow_session_value(analysis, unit, session)
