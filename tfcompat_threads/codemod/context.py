@@ -13,7 +13,9 @@ from typing import NamedTuple
 from .. import options as opts
 from ..options import Applicability
 from . import symbols as sym
+from . import reaching
 from .analysis import Analysis
+from .flow import seen_binding
 from .units import CONFIG_ONLY, Field, FieldSet, Unit
 from .findings import WARNING, Cover, EnsureImport, Finding, Fix, Place, places_in
 from .source import Edit, Source
@@ -482,9 +484,6 @@ def left_read(analysis, unit: Unit) -> tuple[str, int] | None:
     """The first name that a statement the fix replaces binds and a
     statement it keeps reads (a read that surely sees another binding of
     the name is not this one's), as (name, line of the read)."""
-    from . import reaching
-    from .flow import seen_binding
-
     for statement in unit.statements:
         targets = statement.targets if type(statement) is ast.Assign else [getattr(statement, "target", None)]
         scope = analysis.scope_of(statement)

@@ -484,7 +484,8 @@ def _config_sink(analysis, unit: Unit, call: ast.Call, arg: ast.AST) -> None:
 
 
 def _tf_calls(analysis, name: str) -> list[ast.Call]:
-    """The calls of TensorFlow's `name` (a symbol's name) in the module, outside TF1-only code (an index lookup)."""
+    """The calls of TensorFlow's `name` (a symbol's name) in the module,
+    outside TF1-only code: an index lookup."""
     return [call for call in analysis.index.calls_named(name.rpartition(".")[2])
             if (symbol := analysis.symbol(call.func)) is not None and symbol.name == name
             and not analysis.in_tf1_code(call)]
@@ -506,13 +507,15 @@ def _follow_collection(analysis, unit: Unit, call: ast.Call) -> None:
         if found != key and isinstance(found, str):
             continue  # another collection
         holder = analysis.parents.get(get)
-        if found != key or type(holder) is not ast.Subscript or not isinstance(analysis.literal(holder.slice), int):
+        taken = type(holder) is ast.Subscript and holder.value is get
+        index = analysis.literal(holder.slice) if taken else None
+        if found != key or not isinstance(index, int):
             reads = []
             break
         reads.append(holder)
     if not reads or len(call.args) != 2 or call.keywords or type(statement) is not ast.Expr:
-        _stop(analysis, unit, UNFOLLOWED, f"it is put in the graph collection {key!r}, read where the codemod "
-              "does not follow", call)
+        _stop(analysis, unit, UNFOLLOWED,
+              f"it is put in the graph collection {key!r}, read where the codemod does not follow", call)
         return
     _own_statement(analysis, unit, statement)
     for read in reads:
@@ -524,7 +527,8 @@ def _setattr_field(analysis, unit: Unit, call: ast.Call) -> None:
     (a string) or at run time only (`for k, v in opts.items(): setattr(config, k, v)`)."""
     statement = analysis.parents.get(call)
     if len(call.args) != 3 or call.keywords or type(statement) is not ast.Expr:
-        _stop(analysis, unit, UNFOLLOWED, "it is passed to setattr() in a way the codemod does not follow", call)
+        _stop(analysis, unit, UNFOLLOWED, "it is passed to setattr() in a way the codemod does not follow",
+              call)
         return
     if _own_statement(analysis, unit, statement) is None or analysis is not unit.home:
         return
@@ -598,7 +602,8 @@ def _follow_session(analysis, unit: Unit, session: ast.Call) -> None:
         # it makes itself the default session: a read of that reads it
         read = next(iter(_tf_calls(analysis, "get_default_session")), None)
         if read is not None:
-            _stop(analysis, unit, GRAPH, f"it is the default session, which line {read.lineno} reads", session)
+            _stop(analysis, unit, GRAPH, f"it is the default session, which line {read.lineno} reads",
+                  session)
     _follow_session_value(analysis, unit, session)
 
 

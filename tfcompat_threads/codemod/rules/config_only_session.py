@@ -38,8 +38,9 @@ tf.config.threading.set_intra_op_parallelism_threads(2)
         "way; then applied only with `--unsafe-fixes`. "
         "No native fix when its thread settings come after the first op (TF2 refuses them there), nor "
         "when the oldest TensorFlow the code must run on (`--tf-version`) lacks a call it needs "
-        "(`tf.config.threading` before 1.14). Where the native fix is withheld or not applied, the unit's TF1 "
-        "names still get their `tf.compat.v1` spelling (tf1-only-name), so the program runs on TF2. "
+        "(`tf.config.threading` before 1.14). Where the native fix is withheld or not applied, the "
+        "unit's TF1 names still get their `tf.compat.v1` spelling (tf1-only-name), so the program runs "
+        "on TF2. "
         "shim: always safe, `tfcompat_threads` applies the config process-wide. "
         "A module-level session or config that something else may read is never deleted: another module "
         "(`from m import sess`, `m.sess`, `from m import *`), a notebook, `__all__`, a dynamic lookup "
@@ -94,17 +95,19 @@ tf.config.threading.set_intra_op_parallelism_threads(2)
             elif plan.left_read:
                 fix = None
                 name, line = plan.left_read
-                help = (f"the fix would delete `{name}`, which line {line} still reads: keep it, and call "
-                        "tfcompat_threads.configure(config) where the session is made, or use `--target shim` "
-                        "(it keeps the session)")
+                help = (f"the fix would delete `{name}`, which line {line} still reads: keep it, and "
+                        "call tfcompat_threads.configure(config) where the session is made, or use "
+                        "`--target shim` (it keeps the session)")
             elif plan.late:
                 fix = None
-                help = (f"its thread settings come after TensorFlow ran an op (line {plan.late[0][1].lineno}), where "
-                        "TF2 refuses them: move the config above that op, or use `--target shim`")
+                op = plan.late[0][1]
+                help = (f"its thread settings come after TensorFlow ran an op (line {op.lineno}), where TF2 "
+                        "refuses them: move the config above that op, or use `--target shim`")
             elif plan.fields_unknown:
                 fix = None
-                help = ("its fields come from **kwargs or setattr(), known at run time only: use `--target shim` "
-                        "(the shim applies them), or call tfcompat_threads.configure(config) where the session was made")
+                help = ("its fields come from **kwargs or setattr(), known at run time only: use "
+                        "`--target shim` (the shim applies them), or call tfcompat_threads.configure(config) "
+                        "where the session was made")
             elif plan.unavailable:
                 fix = None
                 help = (f"{plan.unavailable}: use `--target shim` (it works on every release), or a newer "
