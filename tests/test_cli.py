@@ -383,8 +383,8 @@ def test_statistics_counts_findings_per_rule_and_marks_the_fixable(example):
     assert result.exit_code == 1
     table = [line.split() for line in result.output.splitlines() if line.startswith(" ")]
     assert [row for row in table if row[1].startswith("TFT")] == [
+        ["4", "TFT002", "[*]", "tf1-only-name"],
         ["3", "TFT001", "[*]", "config-only-session"],
-        ["2", "TFT002", "[*]", "tf1-only-name"],
         ["1", "TFT003", "keras-set-session"],
     ]
 
@@ -394,10 +394,11 @@ def test_show_fixes_lists_the_fixed_findings_per_file_and_rule(example):
     assert result.exit_code == 1  # two findings are left for a human
     listed = result.output[result.output.index("Fixed "):]
     assert listed == (
-        "Fixed 4 findings:\n"
+        "Fixed 6 findings:\n"
         "- ./explore.ipynb:\n    1 \u00d7 TFT001 (config-only-session)\n"
         "- ./serve.py:\n    2 \u00d7 TFT002 (tf1-only-name)\n"
         "- ./train.py:\n    1 \u00d7 TFT001 (config-only-session)\n"
+        "- ./utils/session.py:\n    2 \u00d7 TFT002 (tf1-only-name)\n"
     )
     assert cli("fix", "--show-fixes", "-q", ".", cwd=example).output.count("Fixed ") == 0, "nothing fixed twice"
 

@@ -63,7 +63,8 @@ def test_native_output_for_1_15_writes_the_experimental_device_calls():
 
 def test_a_release_without_tf_config_gets_no_native_fix_and_a_help_that_says_why():
     result = transform(LEGACY, "native", tf_version="1.13")
-    assert result.source == LEGACY
+    assert result.source == LEGACY.replace(b"tf.ConfigProto", b"tf.compat.v1.ConfigProto").replace(
+        b"tf.Session", b"tf.compat.v1.Session"), "1.13 has tf.compat.v1: the file still runs on TF2"
     [finding] = [f for f in result.findings if f.code == "TFT001"]
     assert finding.fix is None and not finding.fixed
     assert "first exists in TensorFlow 1.14, and the code must run on 1.13" in finding.help

@@ -73,8 +73,32 @@ class Analysis:
         self.calls.sort(key=lambda pair: (pair[0].lineno, pair[0].col_offset))
         self.references.sort(key=lambda pair: (pair[0].lineno, pair[0].col_offset))
         self.imports.sort(key=lambda node: (node.lineno, node.col_offset))
-        self.graph_mode_module = any(s.name in sym.GRAPH_MODE_SWITCHES for _, s in self.calls)
+        switches = [call for call, s in self.calls if s.name in sym.GRAPH_MODE_SWITCHES]
+        self.graph_mode_switches = [call for call in switches if self.enclosing_function(call) is None]
+        """disable_eager_execution() / disable_v2_behavior() calls that run on import (not in a def)."""
+        self.graph_mode_module = bool(switches) or self._graph_mode_package()
+        """It runs in graph mode: a switch of its own, or one its package runs first."""
         self.units = merged([flow.follow(self, call) for call, s in self.calls if s.name == sym.CONFIG])
+
+    def _graph_mode_package(self) -> bool:
+        """A package `__init__.py` above this module (in the repository) that
+        switches graph mode on import: Python runs it before this module."""
+        if self.project is None or self.path is None:
+            return False
+        level = 2 if self.path.name == "__init__.py" else 1
+        while level <= 8:
+            init = self.project.module_file(self.path, "", level)
+            if init is None:
+                return False
+            package = self.project.analysis(init)
+            if package is not None and package.graph_mode_switches:
+                self.graph_mode_package = (init, package.graph_mode_switches[0].lineno)
+                return True
+            level += 1
+        return False
+
+    graph_mode_package = None
+    """(path, line) of the switch in a package `__init__.py` that puts this module in graph mode, if any."""
 
     def in_tf1_code(self, node: ast.AST) -> bool:
         offset = self.source.start(node)
@@ -155,6 +179,8 @@ class Analysis:
             return ("arg", parent, value)
         if kind is ast.Starred:
             return ("other", parent)
+        if kind is ast.Dict and self.keyword_of(value) is not None:
+            return ("arg", self.parents[self.parents[parent]], value)  # `f(**{"config": value})`
         if kind in (ast.Assign, ast.AnnAssign) and parent.value is value:
             targets = parent.targets if kind is ast.Assign else [parent.target]
             if len(targets) == 1 and type(targets[0]) is ast.Name:
@@ -222,10 +248,26 @@ class Analysis:
         return [self.parents[r] for r in self.references_of(bindings[0])
                 if type(self.parents.get(r)) is ast.Attribute and self.parents[r].attr == name]
 
-    @staticmethod
-    def is_config_arg(call: ast.Call, arg: ast.AST) -> bool:
+    def keyword_of(self, arg: ast.AST) -> str | None:
+        """The keyword an argument is passed as: `f(k=v)` (the keyword), or
+        an entry of a literal dict unpacked into the call, `f(**{"k": v})`
+        (its value), each of whose keys is a string; None for anything else."""
         if type(arg) is ast.keyword:
-            return arg.arg == "config"
+            return arg.arg
+        holder = self.parents.get(arg)
+        star = self.parents.get(holder)
+        if type(holder) is not ast.Dict or type(star) is not ast.keyword or star.arg is not None or not any(
+                v is arg for v in holder.values):
+            return None
+        keys = [k.value if type(k) is ast.Constant and type(k.value) is str else None for k in holder.keys]
+        if None in keys:
+            return None
+        return keys[next(i for i, v in enumerate(holder.values) if v is arg)]
+
+    def is_config_arg(self, call: ast.Call, arg: ast.AST) -> bool:
+        keyword = self.keyword_of(arg)
+        if keyword is not None:
+            return keyword == "config"
         positional = [a for a in call.args if type(a) is not ast.Starred]
         return len(positional) > 2 and positional[2] is arg
 

@@ -13,7 +13,9 @@ from typing import NamedTuple
 from .. import options as opts
 from ..options import Applicability
 from . import symbols as sym
+from . import reaching
 from .analysis import Analysis
+from .flow import seen_binding
 from .units import CONFIG_ONLY, Field, FieldSet, Unit
 from .findings import WARNING, Cover, EnsureImport, Finding, Fix, Place, places_in
 from .source import Edit, Source
@@ -51,13 +53,16 @@ class UnitPlan(NamedTuple):
     dropped: list[tuple[FieldSet, str, str]]
     """(field set, field path, field as shown): fields with no TF2 call."""
     late: list[tuple[FieldSet, ast.Call]]
-    """Field sets with thread settings after the first op, and that op."""
+    """Field sets with thread settings after the first op, and that op: no native fix."""
     tf_missing: bool
     """No free name for TensorFlow where a TF2 call goes: no fix."""
     fields_unknown: bool
     """ConfigProto(**kwargs): the fields are known at run time only: no native fix."""
     unavailable: str
     """Why the oldest TensorFlow to run on lacks a name the fix needs ("" when none): no fix."""
+    left_read: tuple[str, int] | None
+    """(name, line) of a name a replaced statement binds that code the fix keeps still
+    reads (`pool = config.session_inter_op_thread_pool.add()`, then `pool.num_threads = 1`): no fix."""
 
 
 class Context:
@@ -266,12 +271,9 @@ class Context:
                         lines += [(indent + c, False) for c in inline]
                         lines.append((rendered, True))
             edits.append(self.statement_edit(statement, lines))
-        if late:
-            applicability = Applicability.UNSAFE
-            blocked.append("thread settings come after TensorFlow ran an op")
         edits += sorted(imports)
         return UnitPlan(edits, applicability, "; ".join(dict.fromkeys(blocked)), dropped, late, tf_missing,
-                        unit.kwargs, unavailable)
+                        unit.kwargs, unavailable, left_read(self.analysis, unit))
 
     def _statement_range(self, statement: ast.stmt) -> tuple[int, int]:
         source = self.source
@@ -476,3 +478,26 @@ def _places(analysis, *texts: str) -> tuple[Place, ...]:
         return ()
     paths = [str(analysis.path), *map(str, analysis.project.analysed())]
     return tuple(dict.fromkeys(found for text in texts for found in places_in(text, paths)))
+
+
+def left_read(analysis, unit: Unit) -> tuple[str, int] | None:
+    """The first name that a statement the fix replaces binds and a
+    statement it keeps reads (a read that surely sees another binding of
+    the name is not this one's), as (name, line of the read)."""
+    for statement in unit.statements:
+        targets = statement.targets if type(statement) is ast.Assign else [getattr(statement, "target", None)]
+        scope = analysis.scope_of(statement)
+        for target in targets:
+            for node in ast.walk(target) if target is not None and scope is not None else ():
+                if type(node) is not ast.Name:
+                    continue
+                bindings = scope.bindings.get(node.id, [])
+                for binding in bindings:
+                    if binding.node is not node:
+                        continue
+                    for read in analysis.references_of(binding):
+                        if analysis.statement_of(read) in unit.statements or len(bindings) > 1 and (
+                                seen_binding(analysis, read, statement, bindings) == reaching.OTHER):
+                            continue
+                        return node.id, read.lineno
+    return None

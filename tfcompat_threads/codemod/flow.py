@@ -28,7 +28,10 @@ def follow(analysis, config: ast.Call) -> Unit:
     unit = Unit(config)
     unit.home = analysis
     if analysis.graph_mode_module:
-        _stop(analysis, unit, GRAPH, "the module runs in graph mode (disable_eager_execution)", config)
+        package = analysis.graph_mode_package
+        why = f"its package turns graph mode on when imported ({place(*package)})" if package else \
+            "the module runs in graph mode (disable_eager_execution)"
+        _stop(analysis, unit, GRAPH, why, config)
         unit.settled = True  # every session honours it, however it gets there
     _construction_fields(analysis, unit, config, "")
     follow_config_value(analysis, unit, config)
@@ -225,7 +228,7 @@ def _bound_references(analysis, unit: Unit, target: ast.AST, assign, makes) -> l
         reads = sorted({id(r): r for b in bindings for r in b.references}.values(),
                        key=lambda n: (n.lineno, n.col_offset))
         if len(bindings) > 1:  # bound again: the reads that surely see another value are not its
-            seen = {id(r): _seen_binding(analysis, r, assign, bindings) for r in reads}
+            seen = {id(r): seen_binding(analysis, r, assign, bindings) for r in reads}
             reads = [r for r in reads if seen[id(r)] != reaching.OTHER]
             if None not in seen.values():
                 bindings = [b for b in bindings if b.node is target]
@@ -249,7 +252,7 @@ def _bound_references(analysis, unit: Unit, target: ast.AST, assign, makes) -> l
     return reads
 
 
-def _seen_binding(analysis, read: ast.Name, assign: ast.stmt, bindings) -> str | None:
+def seen_binding(analysis, read: ast.Name, assign: ast.stmt, bindings) -> str | None:
     """reaching.seen_binding; a read in a function of the block of a name
     assigned only there, the function named by no statement between
     `assign` and the next assignment (so not run in between), sees the
@@ -468,12 +471,73 @@ def _config_sink(analysis, unit: Unit, call: ast.Call, arg: ast.AST) -> None:
         _stop(analysis, unit, GRAPH, "tfcompat_threads.configure() applies it", call)  # what target shim writes
     elif type(call.func) is ast.Attribute and call.func.attr in sym.GRAPH_SESSION_METHODS:
         _stop(analysis, unit, GRAPH, f"it configures {name}()", call)
+    elif symbol is not None and symbol.name == "add_to_collection" and call.args[1:2] == [arg]:
+        _follow_collection(analysis, unit, call)
+    elif call.args and call.args[0] is arg and "builtins.setattr" in analysis.qnames(call.func):
+        _setattr_field(analysis, unit, call)
     elif not _follow_into(analysis, unit, call, arg, follow_config_value):
         outside = resolve.outside_calls(analysis, [call])
         if outside:
             _stop(analysis, unit, EXTERNAL, f"it is passed to {name}(), {outside}", call)
         else:
             _stop(analysis, unit, UNFOLLOWED, f"it is passed to {name}()", call)
+
+
+def _tf_calls(analysis, name: str) -> list[ast.Call]:
+    """The calls of TensorFlow's `name` (a symbol's name) in the module,
+    outside TF1-only code: an index lookup."""
+    return [call for call in analysis.index.calls_named(name.rpartition(".")[2])
+            if (symbol := analysis.symbol(call.func)) is not None and symbol.name == name
+            and not analysis.in_tf1_code(call)]
+
+
+def _follow_collection(analysis, unit: Unit, call: ast.Call) -> None:
+    """`tf.add_to_collection("key", config)`: followed to each
+    `tf.get_collection("key")[i]` of its module, when no other module names
+    the key and every read of a collection by that key is of that shape."""
+    key = analysis.literal(call.args[0])
+    statement = analysis.parents.get(call)
+    reads = []
+    others = analysis.project.mentioning(key, exclude=analysis.path) if isinstance(key, str) and (
+        analysis.project is not None and analysis.path is not None) else []
+    for get in _tf_calls(analysis, "get_collection") if isinstance(key, str) and not others else ():
+        if get.keywords or len(get.args) != 1:
+            continue
+        found = analysis.literal(get.args[0])
+        if found != key and isinstance(found, str):
+            continue  # another collection
+        holder = analysis.parents.get(get)
+        taken = type(holder) is ast.Subscript and holder.value is get
+        index = analysis.literal(holder.slice) if taken else None
+        if found != key or not isinstance(index, int):
+            reads = []
+            break
+        reads.append(holder)
+    if not reads or len(call.args) != 2 or call.keywords or type(statement) is not ast.Expr:
+        _stop(analysis, unit, UNFOLLOWED,
+              f"it is put in the graph collection {key!r}, read where the codemod does not follow", call)
+        return
+    _own_statement(analysis, unit, statement)
+    for read in reads:
+        follow_config_value(analysis, unit, read)
+
+
+def _setattr_field(analysis, unit: Unit, call: ast.Call) -> None:
+    """`setattr(config, name, value)`: a field set, by a name known here
+    (a string) or at run time only (`for k, v in opts.items(): setattr(config, k, v)`)."""
+    statement = analysis.parents.get(call)
+    if len(call.args) != 3 or call.keywords or type(statement) is not ast.Expr:
+        _stop(analysis, unit, UNFOLLOWED, "it is passed to setattr() in a way the codemod does not follow",
+              call)
+        return
+    if _own_statement(analysis, unit, statement) is None or analysis is not unit.home:
+        return
+    path = analysis.literal(call.args[1])
+    if isinstance(path, str) and path.isidentifier():
+        unit.field_sets.append(FieldSet(statement, call, [Field(path, call.args[2], None)]))
+    else:
+        unit.kwargs = True  # its fields are known at run time only; its flow still matters
+        unit.field_sets.append(FieldSet(statement, call, []))
 
 
 def _follow_into(analysis, unit: Unit, call: ast.Call, arg: ast.AST, follow) -> bool:
@@ -486,7 +550,7 @@ def _follow_into(analysis, unit: Unit, call: ast.Call, arg: ast.AST, follow) -> 
     if target is None:
         return False
     callee, function = target
-    parameter = _parameter_for(function, call, arg)
+    parameter = _parameter_for(function, call, arg, analysis.keyword_of(arg))
     scope = callee.scope_of(function.body[0]) if parameter and function.body else None
     if scope is None:
         return False
@@ -534,6 +598,12 @@ def _follow_session(analysis, unit: Unit, session: ast.Call) -> None:
     _record(analysis, unit, "sessions", session)
     if analysis is not unit.home:
         unit.reached_elsewhere = True
+    if analysis.symbol(session.func).name == "InteractiveSession":
+        # it makes itself the default session: a read of that reads it
+        read = next(iter(_tf_calls(analysis, "get_default_session")), None)
+        if read is not None:
+            _stop(analysis, unit, GRAPH, f"it is the default session, which line {read.lineno} reads",
+                  session)
     _follow_session_value(analysis, unit, session)
 
 
@@ -566,13 +636,14 @@ def _follow_session_value(analysis, unit: Unit, value: ast.AST) -> None:
         _stop(analysis, unit, GRAPH, f"its session is used to run graphs (line {value.lineno})", value)
 
 
-def _parameter_for(function, call: ast.Call, arg: ast.AST) -> str | None:
+def _parameter_for(function, call: ast.Call, arg: ast.AST, keyword: str | None) -> str | None:
     """The parameter of a function (a method called through its class or
-    instance: after `self`) that an argument binds."""
+    instance: after `self`) that an argument binds (`keyword`: the keyword
+    it is passed as, analysis.keyword_of)."""
     arguments = function.args
-    if type(arg) is ast.keyword:
+    if keyword is not None:
         names = [a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)]
-        return arg.arg if arg.arg in names else None
+        return keyword if keyword in names else None
     positional = [a for a in call.args if type(a) is not ast.Starred]
     if any(type(a) is ast.Starred for a in call.args) or not any(a is arg for a in positional):
         return None

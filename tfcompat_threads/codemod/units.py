@@ -54,7 +54,7 @@ class Unit:
         self.constructors: list[ast.Call] = [config]
         """ConfigProto and GPUOptions calls of this unit."""
         self.kwargs = False
-        """Its fields come from **kwargs: only known at run time."""
+        """Its fields come from **kwargs or setattr(config, name, value): only known at run time."""
         self.foreign: tuple[str, ast.AST | None] | None = None
         """Why its sessions may get another config too (a name also bound to
         something else), and where."""

@@ -35,10 +35,13 @@ tf.config.threading.set_intra_op_parallelism_threads(2)
     fix_safety = (
         "native: each field becomes its TF2 call where it was set, and the session and `set_session` go. "
         "Unsafe when a field has no TF2 call (it is left as a comment) or a mapping differs in a documented "
-        "way, or the settings come after the first op; then applied only with `--unsafe-fixes`. "
-        "No native fix when the oldest TensorFlow the code must run on (`--tf-version`) lacks a call it needs "
-        "(`tf.config.threading` before 1.14). shim: always safe, `tfcompat_threads` applies the config "
-        "process-wide. "
+        "way; then applied only with `--unsafe-fixes`. "
+        "No native fix when its thread settings come after the first op (TF2 refuses them there), nor "
+        "when the oldest TensorFlow the code must run on (`--tf-version`) lacks a call it needs "
+        "(`tf.config.threading` before 1.14). Where the native fix is withheld or not applied, the "
+        "unit's TF1 names still get their `tf.compat.v1` spelling (tf1-only-name), so the program runs "
+        "on TF2. "
+        "shim: always safe, `tfcompat_threads` applies the config process-wide. "
         "A module-level session or config that something else may read is never deleted: another module "
         "(`from m import sess`, `m.sess`, `from m import *`), a notebook, `__all__`, a dynamic lookup "
         "(`eval`, `exec`, `globals()`, `vars()`, `sys.modules`) or a magic's code; its readers are followed "
@@ -89,10 +92,22 @@ tf.config.threading.set_intra_op_parallelism_threads(2)
                           if context.analysis.symbol(call.func).name == sym.ENABLE_EAGER]
                 fix = Fix(Applicability.SAFE, "tfcompat_threads applies the config process-wide",
                           [*edits, EnsureImport(SHIM_MODULE, None)])
+            elif plan.left_read:
+                fix = None
+                name, line = plan.left_read
+                help = (f"the fix would delete `{name}`, which line {line} still reads: keep it, and "
+                        "call tfcompat_threads.configure(config) where the session is made, or use "
+                        "`--target shim` (it keeps the session)")
+            elif plan.late:
+                fix = None
+                op = plan.late[0][1]
+                help = (f"its thread settings come after TensorFlow ran an op (line {op.lineno}), where TF2 "
+                        "refuses them: move the config above that op, or use `--target shim`")
             elif plan.fields_unknown:
                 fix = None
-                help = ("its fields come from **kwargs, known at run time only: use `--target shim` (the shim "
-                        "applies them), or call tfcompat_threads.configure(config) where the session was made")
+                help = ("its fields come from **kwargs or setattr(), known at run time only: use "
+                        "`--target shim` (the shim applies them), or call tfcompat_threads.configure(config) "
+                        "where the session was made")
             elif plan.unavailable:
                 fix = None
                 help = (f"{plan.unavailable}: use `--target shim` (it works on every release), or a newer "

@@ -71,7 +71,7 @@ with tf.compat.v1.Session(config=config) as sess:
             if node in shim_keys or type(node) is ast.Name:
                 continue  # the shim call says it; a bare name is its `from tensorflow import`
             unit = context.unit_replacing(node)
-            cover = Cover((context.unit_key(unit),), "reported") if unit is not None else None
+            cover = Cover((context.unit_key(unit),), "fixed") if unit is not None else None
             key = f"rename@{context.source.start(node)}"
             rename_keys[node] = key
             yield self._rename(context, node, symbol, cover, key)
