@@ -47,3 +47,6 @@ def test_a_config_filled_by_a_getattr_walk_of_dotted_keys_is_followed_to_its_gra
     # and the config is still passed on: what is said of it does not change
     outside = source.replace(GRAPH_SESSION, b"setup(config)\n")
     assert [c for c in codes(outside) if c.startswith("TFT005")]
+    # the fields getattr() reaches are not known: a config-only session keeps the loop that sets them
+    keras = source.replace(GRAPH_SESSION, b"tf.keras.backend.set_session(tf.Session(config=config))\n")
+    assert b"setattr(obj, fields[-1], value)" in transform(keras, "native").source
