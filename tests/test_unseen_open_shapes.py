@@ -9,6 +9,12 @@ needs, and fails until the flow does it.
   unknown function: getattr() reads one of its fields, as `config.gpu_options`
   does. TFT005 says "it is passed to getattr(); its settings may do nothing"
   of a config that reaches a graph session.
+- an attribute rebound from its own old value (amdrl's model: `self.config =
+  params.get('config')`, then `self.config = tf.ConfigProto(**self.config)`):
+  the read on the right is the dict, evaluated before the store, not the
+  ConfigProto. TFT005 says "it is passed to tf.ConfigProto()" of a config
+  given to MonitoredTrainingSession. (A local name in the same shape is
+  already followed: reaching definitions tell its reads apart.)
 """
 
 from __future__ import annotations
@@ -50,3 +56,30 @@ def test_a_config_filled_by_a_getattr_walk_of_dotted_keys_is_followed_to_its_gra
     # the fields getattr() reaches are not known: a config-only session keeps the loop that sets them
     keras = source.replace(GRAPH_SESSION, b"tf.keras.backend.set_session(tf.Session(config=config))\n")
     assert b"setattr(obj, fields[-1], value)" in transform(keras, "native").source
+
+
+REBOUND = (b"import tensorflow as tf\n"
+           b"class Model:\n"
+           b"    def build(self, params):\n"
+           b"        self.config = params.get('config')\n"
+           b"        if self.config is not None:\n"
+           b"            self.config = tf.ConfigProto(**self.config)\n"
+           b"        x = tf.placeholder(tf.float32)\n"
+           b"        with tf.train.MonitoredTrainingSession(config=self.config) as sess:\n"
+           b"            sess.run(x * 2, {x: 1.0})\n")
+
+
+def test_an_attribute_rebound_from_its_old_value_is_not_a_read_of_the_new_config():
+    assert not [c for c in codes(REBOUND) if c.startswith("TFT005")]
+    local = (b"import tensorflow as tf\n"
+             b"def build(params):\n"
+             b"    config = params.get('config')\n"
+             b"    if config is not None:\n"
+             b"        config = tf.ConfigProto(**config)\n"
+             b"    x = tf.placeholder(tf.float32)\n"
+             b"    with tf.train.MonitoredTrainingSession(config=config) as sess:\n"
+             b"        sess.run(x * 2, {x: 1.0})\n")
+    assert not [c for c in codes(local) if c.startswith("TFT005")]
+    # a read of the new value elsewhere in the class is still followed
+    passed_on = REBOUND + b"    def export(self):\n        setup(self.config)\n"
+    assert [c for c in codes(passed_on) if c.startswith("TFT005")]
