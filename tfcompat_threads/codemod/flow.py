@@ -239,6 +239,10 @@ def _bound_references(analysis, unit: Unit, target: ast.AST, assign, makes) -> l
         reads, stores = found
         others = [(s, analysis.parents.get(s), "assign") for s in stores if s is not target]
         name = analysis.code(target)
+        value = getattr(assign, "value", None)
+        if value is not None:  # `self.config = tf.ConfigProto(**self.config)`: read before the store, the old value
+            start, end = analysis.source.start(value), analysis.source.end(value)
+            reads = [r for r in reads if not start <= analysis.source.start(r) < end]
     if analysis.tf1_regions:
         reads = [r for r in reads if not analysis.in_tf1_code(r)]
         others = [o for o in others if not analysis.in_tf1_code(o[0])]
@@ -475,6 +479,8 @@ def _config_sink(analysis, unit: Unit, call: ast.Call, arg: ast.AST) -> None:
         _follow_collection(analysis, unit, call)
     elif call.args and call.args[0] is arg and "builtins.setattr" in analysis.qnames(call.func):
         _setattr_field(analysis, unit, call)
+    elif call.args and call.args[0] is arg and "builtins.getattr" in analysis.qnames(call.func):
+        unit.kwargs = True  # a field or sub-message, which code may set: its fields are known at run time only
     elif not _follow_into(analysis, unit, call, arg, follow_config_value):
         outside = resolve.outside_calls(analysis, [call])
         if outside:

@@ -1,6 +1,6 @@
 """Shapes met on issue 28's fifth corpus of unseen repositories whose fix
 belongs to the config flow (codemod/flow.py): each test says what the program
-needs, and fails until the flow does it.
+needs (each failed before the flow did it).
 
 - a config whose sub-messages are reached by getattr() (StyleGAN's and
   Progressive GAN's create_session: `obj = config; for field in
