@@ -246,3 +246,13 @@ def test_a_collection_another_module_may_read_is_not_followed(tmp_path):
         "import tensorflow as tf\nsess = tf.Session(config=tf.get_collection('session_config')[0])\n")
     [lost] = [f for f in check_json(tmp_path) if f["filename"].endswith("train.py") and f["code"] == "TFT005"]
     assert "it is put in the graph collection 'session_config'" in lost["message"]
+
+
+def test_a_collection_whose_key_is_computed_is_named_as_such():
+    """The key is no literal: what is said names no key (not `None`)."""
+    source = (b"import tensorflow as tf\n"
+              b"KEY = 'session' + '_config'\n"
+              b"config = tf.ConfigProto(intra_op_parallelism_threads=2)\n"
+              b"tf.add_to_collection(KEY, config)\n")
+    [lost] = [f for f in transform(source, "native").findings if f.code == "TFT005"]
+    assert "a graph collection by a key it cannot read" in lost.message and "None" not in lost.message

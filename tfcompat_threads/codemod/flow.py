@@ -520,8 +520,8 @@ def _follow_collection(analysis, unit: Unit, call: ast.Call) -> None:
             break
         reads.append(holder)
     if not reads or len(call.args) != 2 or call.keywords or type(statement) is not ast.Expr:
-        _stop(analysis, unit, UNFOLLOWED,
-              f"it is put in the graph collection {key!r}, read where the codemod does not follow", call)
+        where = f"the graph collection {key!r}" if isinstance(key, str) else "a graph collection by a key it cannot read"
+        _stop(analysis, unit, UNFOLLOWED, f"it is put in {where}, read where the codemod does not follow", call)
         return
     _own_statement(analysis, unit, statement)
     for read in reads:
