@@ -11,7 +11,8 @@ them). Each table is filled by one pass, the first time it is asked for:
 - `method_uses(cls)`: for each attribute, every `<first parameter>.attr` in
   the methods of a class (reads and stores, in method order);
 - `dynamic`: the calls of eval/exec/globals/locals/vars and the
-  `<x>.modules` attributes (what can read a module's names by a computed key).
+  `<x>.modules` attributes (what can read a module's names by a computed key);
+- `of_type(kind)`: every node of that class (`ast.Assign`, `ast.Import`).
 
     index = Index(scopes)
     index.calls_named("make_session")  ->  [<Call make_session(...) line 12>, ...]
@@ -35,6 +36,7 @@ class Index:
         self._functions: list | None = None
         self._dynamic: list[ast.AST] | None = None
         self._methods: dict[ast.ClassDef, dict[str, list[ast.Attribute]]] | None = None
+        self._types: dict[type, list[ast.AST]] | None = None
 
     @property
     def functions(self) -> list:
@@ -78,6 +80,14 @@ class Index:
                 if type(node) is ast.Name:
                     self._names.setdefault(node.id, []).append(node)
         return self._names.get(identifier, [])
+
+    def of_type(self, kind: type) -> list[ast.AST]:
+        """Every node of class `kind`, in walk order."""
+        if self._types is None:
+            self._types = {}
+            for node in self._nodes:
+                self._types.setdefault(type(node), []).append(node)
+        return self._types.get(kind, [])
 
     @property
     def dynamic(self) -> list[ast.AST]:

@@ -63,11 +63,14 @@ tf.config.threading.set_intra_op_parallelism_threads(4)  # or this, before the f
         text = context.source.text
         if not any(name in text for name in OPENMP_THREAD_COUNTS) or not any(
             _imports_tensorflow(node) for node in analysis.imports
-        ) or any(_imports(node, "torch") for node in analysis.names.scopes
-                 if type(node) in (ast.Import, ast.ImportFrom)):
+        ) or any(_imports(node, "torch") for kind in (ast.Import, ast.ImportFrom)
+                 for node in analysis.index.of_type(kind)):
             return
         found = []
-        for node in analysis.names.scopes:
+        index = analysis.index
+        calls = [call for method in _METHODS for call in index.calls_named(method)]
+        candidates = sorted([*index.of_type(ast.Assign), *calls], key=lambda node: (node.lineno, node.col_offset))
+        for node in candidates:
             for name_node in _variables_set(analysis, node):
                 name = analysis.literal(name_node)
                 if isinstance(name, str):
@@ -87,6 +90,9 @@ tf.config.threading.set_intra_op_parallelism_threads(4)  # or this, before the f
                     help="for TensorFlow's pools use TF_NUM_INTRAOP_THREADS / TF_NUM_INTEROP_THREADS, or "
                     "tf.config.threading; `tfcompat-threads explain` shows what is in force",
                 )
+
+
+_METHODS = ("setdefault", "update", "putenv")  # the calls _variables_set reads
 
 
 def _variables_set(analysis, node) -> list:
