@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import ast
-
 from .. import symbols as sym
 from ..guards import contrib_import
 from ..findings import ERROR
@@ -43,8 +41,8 @@ run_config = tf.estimator.RunConfig(session_config=config)
         # each RunConfig call with the public name of what it calls ("" for a .replace())
         calls = {call: symbol.name for call, symbol in analysis.calls if symbol.name in sym.ESTIMATOR_RUN_CONFIGS}
         if calls and "replace" in context.source.text:
-            calls.update((node, "") for node in analysis.names.scopes
-                         if type(node) is ast.Call and analysis.run_config_replace(node))
+            calls.update((node, "") for node in analysis.index.calls_named("replace")
+                         if analysis.run_config_replace(node))
         for call in sorted(calls, key=lambda c: (c.lineno, c.col_offset)):
             if any(k.arg == "session_config" for k in call.keywords):
                 if contrib is not None or calls[call].startswith("contrib."):
