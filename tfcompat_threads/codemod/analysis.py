@@ -90,7 +90,10 @@ class Analysis:
             init = self.project.module_file(self.path, "", level)
             if init is None:
                 return False
-            package = self.project.analysis(init)
+            data = self.project.read(init)  # most packages switch nothing: their bytes say so, unparsed
+            switches = data is not None and (not data.isascii() or any(
+                name.encode() in data for name in sym.GRAPH_MODE_SWITCHES))
+            package = self.project.analysis(init) if switches else None
             if package is not None and package.graph_mode_switches:
                 self.graph_mode_package = (init, package.graph_mode_switches[0].lineno)
                 return True
