@@ -114,6 +114,35 @@ def exported(analysis, name: str, depth: int = 0):
     return None
 
 
+def star_names(analysis) -> dict[str, str]:
+    """The TensorFlow names this module's `from m import *` of the
+    repository's modules bring: what m binds by an import of tensorflow
+    (`import tensorflow as tf` in utils.py, then `from utils import *` and
+    `tf.Session(...)` here), also what m's own star imports brought; the last
+    star import of a name wins, as in Python. name -> qualified name."""
+    from .readers import all_names
+
+    found: dict[str, str | None] = {}
+    for node in analysis.names.star_imports:
+        path = analysis.project.module_file(analysis.path, node.module or "", node.level)
+        other = analysis.project.analysis(path) if path is not None else None
+        if other is None:
+            continue
+        listed = all_names(other)
+        bound = other.names.module_scope.bindings
+        for name in {*bound, *other.names.star_names}:
+            if (name.startswith("_") and listed is None) or (listed is not None and name not in listed):
+                continue
+            bindings = bound.get(name)
+            if not bindings:
+                found[name] = other.names.star_names[name]
+                continue
+            qualified = {b.qualified if b.kind == "import" else None for b in bindings}
+            one = next(iter(qualified)) if len(qualified) == 1 else None
+            found[name] = one if one is not None and one.split(".")[0] == "tensorflow" else None
+    return {name: qualified for name, qualified in found.items() if qualified is not None}
+
+
 def calls_elsewhere(analysis, function) -> list[tuple]:
     """(analysis, call) of the calls of a module-level function of this
     module from the repository's other modules."""

@@ -118,6 +118,13 @@ class Scopes:
         self.scopes: dict[ast.AST, Scope] = {}
         self.module_scope = Scope("module", None)
         self.star_modules: list[str] = []
+        self.star_imports: list[ast.ImportFrom] = []
+        """Every `from m import *`, relative ones too (in walk order)."""
+        self.star_names: dict[str, str] = {}
+        """Names a star import of one of the repository's modules brings, bound
+        there by an import (`tf` of `from utils import *` when utils.py does
+        `import tensorflow as tf`): name -> qualified name. Set by the analysis
+        before any name is resolved."""
         self.imported: set[str] = set()
         """Every name an import binds, in any scope: only these (and what a
         star import brings) can stand for a module's symbol."""
@@ -202,6 +209,7 @@ class Scopes:
         module = ("." * node.level) + (node.module or "")
         for alias in node.names:
             if alias.name == "*":
+                self.star_imports.append(node)
                 if not node.level:
                     self.star_modules.append(module)
                 continue
@@ -262,6 +270,8 @@ class Scopes:
             bindings = scope.visible(node.id) if scope is not None else []
             if bindings:
                 names = frozenset(b.qualified for b in bindings if b.kind == "import" and b.qualified)
+            elif node.id in self.star_names:
+                names = frozenset({self.star_names[node.id]})
             elif node.id in _BUILTINS:
                 names = frozenset({f"builtins.{node.id}"})
         elif kind is ast.Attribute:
