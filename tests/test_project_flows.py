@@ -450,3 +450,35 @@ def test_a_star_import_brings_tf_through_another_and_a_relative_one(tmp_path):
     (package / "app" / "train.py").write_text(STAR_MAIN.replace("from utils", "from .utils"))
     assert "TFT002" in {f["code"] for f in findings(package) if f["filename"].endswith("train.py")}
 
+
+
+HELPER = ("import os\n\n\ndef import_tf(device_id=-1):\n"
+          "    os.environ['CUDA_VISIBLE_DEVICES'] = str(device_id)\n"
+          "    import tensorflow as tf\n    return tf\n")
+GRAPH_USER = ("from .helper import import_tf\n\n\ndef optimize_graph(graph_def):\n"
+              "    tf = import_tf()\n"
+              "    from tensorflow.python.tools.optimize_for_inference_lib import optimize_for_inference\n"
+              "    config = tf.ConfigProto(device_count={'GPU': 0}, allow_soft_placement=True)\n"
+              "    with tf.Session(config=config) as sess:\n"
+              "        return sess.graph\n")
+
+
+def test_tf_returned_by_a_helper_of_the_repository_that_imports_it_is_tensorflow(tmp_path):
+    """bert-as-service's server: `tf = import_tf(...)`, a helper that sets the
+    environment, imports tensorflow and returns it; graph.py's
+    `tf.ConfigProto(device_count=...)` and `tf.Session(config=...)` were missed."""
+    tree = repository(tmp_path, helper=HELPER, graph=GRAPH_USER)
+    rows = [(Path(f["filename"]).name, f["code"], f["location"]["row"]) for f in findings(tree)]
+    assert rows == [("graph.py", "TFT002", 7), ("graph.py", "TFT002", 8)], rows
+    assert cli("fix", ".", cwd=tree).exit_code == 0
+    fixed = (tree / "app" / "graph.py").read_text()
+    assert "config = tf.compat.v1.ConfigProto(" in fixed and "with tf.compat.v1.Session(config=config)" in fixed
+    assert cli("check", ".", cwd=tree).exit_code == 0
+    # a helper that may return something else, or returns another module: its result is not TensorFlow
+    for n, helper in enumerate((HELPER.replace("    return tf\n", "    if device_id:\n        return tf\n"
+                                                                  "    return None\n"),
+                                HELPER.replace("import tensorflow as tf\n    return tf", "import numpy as np\n"
+                                                                                       "    return np"))):
+        (tmp_path / str(n)).mkdir()
+        other = repository(tmp_path / str(n), helper=helper, graph=GRAPH_USER)
+        assert not findings(other), helper
