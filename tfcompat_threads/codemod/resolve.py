@@ -143,6 +143,48 @@ def star_names(analysis) -> dict[str, str]:
     return {name: qualified for name, qualified in found.items() if qualified is not None}
 
 
+def returned_modules(analysis) -> dict:
+    """`tf = import_tf(...)`: a name assigned the call of a function of the
+    repository that imports tensorflow in its body and returns that module
+    (bert-as-service sets its environment first): the target -> the module's
+    qualified name. Only names the module reads attributes of are asked."""
+    found = {}
+    parents = analysis.parents
+    for node in analysis.names.scopes:
+        if type(node) is not ast.Assign or len(node.targets) != 1 or type(node.targets[0]) is not ast.Name \
+                or type(node.value) is not ast.Call:
+            continue
+        if not any(type(parents.get(name)) is ast.Attribute for name in analysis.index.names(node.targets[0].id)):
+            continue
+        target = resolve_function(analysis, node.value.func)
+        qualified = _returned_module(target[1]) if target is not None else None
+        if qualified is not None:
+            found[node.targets[0]] = qualified
+    return found
+
+
+def _returned_module(function) -> str | None:
+    """The tensorflow module a function imports and returns on every return, or None."""
+    imported, returns = {}, []
+    pending = list(function.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (*_FUNCTIONS, ast.ClassDef, ast.Lambda)):
+            continue  # their own imports and returns
+        if type(node) is ast.Import:
+            for alias in node.names:
+                name = alias.asname or alias.name.split(".")[0]
+                imported[name] = alias.name if alias.asname else name
+        elif type(node) is ast.Return:
+            returns.append(node.value)
+        pending.extend(ast.iter_child_nodes(node))
+    names = {value.id if type(value) is ast.Name else None for value in returns}
+    if len(names) != 1 or None in names:
+        return None
+    qualified = imported.get(next(iter(names)))
+    return qualified if qualified is not None and qualified.split(".")[0] == "tensorflow" else None
+
+
 def calls_elsewhere(analysis, function) -> list[tuple]:
     """(analysis, call) of the calls of a module-level function of this
     module from the repository's other modules."""

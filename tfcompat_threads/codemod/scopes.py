@@ -125,6 +125,10 @@ class Scopes:
         there by an import (`tf` of `from utils import *` when utils.py does
         `import tensorflow as tf`): name -> qualified name. Set by the analysis
         before any name is resolved."""
+        self.returned_modules: dict[ast.AST, str] = {}
+        """Names assigned a module a function of the repository imports and
+        returns (`tf = import_tf()`, its def doing `import tensorflow as tf;
+        return tf`): the target node -> qualified name. Set by the analysis."""
         self.imported: set[str] = set()
         """Every name an import binds, in any scope: only these (and what a
         star import brings) can stand for a module's symbol."""
@@ -269,7 +273,9 @@ class Scopes:
             scope = self.scopes.get(node)
             bindings = scope.visible(node.id) if scope is not None else []
             if bindings:
-                names = frozenset(b.qualified for b in bindings if b.kind == "import" and b.qualified)
+                returned = self.returned_modules
+                names = frozenset(b.qualified if b.kind == "import" else returned.get(b.node) for b in bindings
+                                  if (b.kind == "import" and b.qualified) or b.node in returned)
             elif node.id in self.star_names:
                 names = frozenset({self.star_names[node.id]})
             elif node.id in _BUILTINS:
