@@ -149,18 +149,34 @@ def returned_modules(analysis) -> dict:
     (bert-as-service sets its environment first): the target -> the module's
     qualified name. Only names the module reads attributes of are asked."""
     found = {}
-    parents = analysis.parents
+    parents, first = analysis.parents, _first_parts()
     for node in analysis.names.scopes:
         if type(node) is not ast.Assign or len(node.targets) != 1 or type(node.targets[0]) is not ast.Name \
                 or type(node.value) is not ast.Call:
             continue
-        if not any(type(parents.get(name)) is ast.Attribute for name in analysis.index.names(node.targets[0].id)):
+        # `tf.Session`, `tf.compat.v1...`: an attribute a rule's TensorFlow name begins with
+        if not any(type(parents.get(name)) is ast.Attribute and parents[name].attr in first
+                   for name in analysis.index.names(node.targets[0].id)):
             continue
         target = resolve_function(analysis, node.value.func)
         qualified = _returned_module(target[1]) if target is not None else None
         if qualified is not None:
             found[node.targets[0]] = qualified
     return found
+
+
+_FIRST_PARTS: frozenset[str] | None = None
+
+
+def _first_parts() -> frozenset[str]:
+    """The first part of every TensorFlow name a rule looks for (from the symbol tables)."""
+    global _FIRST_PARTS
+    if _FIRST_PARTS is None:
+        from . import symbols as sym
+
+        names = (*sym.TF1_ONLY, *sym.SHIM_NAMES, *sym.THREAD_SETTERS, *sym.SESSIONS, sym.CONFIG)
+        _FIRST_PARTS = frozenset({name.split(".")[0] for name in names} | {"compat", "estimator", "contrib"})
+    return _FIRST_PARTS
 
 
 def _returned_module(function) -> str | None:
