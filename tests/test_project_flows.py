@@ -396,3 +396,89 @@ def test_a_key_written_into_globals_reads_nothing(tmp_path):
         "def lookup(key):\n    return globals()[key]\n"))
     [held] = [f for f in findings(computed) if f["code"] == "TFT001"]
     assert "globals() may read it" in held["help"], held
+
+
+# -- issue 28, a sixth corpus: `tf` brought by a star import of the repository's module ------------
+
+UTILS = "import numpy as np\nimport tensorflow as tf\n\n\ndef show_all_variables():\n    return tf.trainable_variables()\n"
+STAR_MAIN = ("from utils import *\n\n\ndef main():\n"
+             "    with tf.Session(config=tf.ConfigProto(allow_soft_placement=True)) as sess:\n"
+             "        sess.run(tf.global_variables_initializer())\n")
+
+
+def star_tree(tmp_path: Path, main: str, **others: str) -> Path:
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    (tmp_path / "pyproject.toml").write_text("")
+    for name, text in {"main": main, **others}.items():
+        (tmp_path / f"{name}.py").write_text(text)
+    return tmp_path
+
+
+def test_tf_brought_by_a_star_import_of_a_sibling_module_is_tensorflow(tmp_path):
+    """StarGAN's main.py: `from utils import *` (utils.py imports tensorflow
+    as tf), then `tf.Session(config=tf.ConfigProto(...))`; the file never
+    names tensorflow. Its sessions were missed (no finding, fix left them)."""
+    tree = star_tree(tmp_path, STAR_MAIN, utils=UTILS)
+    rows = [(Path(f["filename"]).name, f["code"], f["location"]["row"]) for f in findings(tree)]
+    assert ("main.py", "TFT002", 5) in rows and len(rows) == 2, rows
+    assert cli("fix", ".", cwd=tree).exit_code == 0
+    fixed = (tree / "main.py").read_text()
+    assert "tf.compat.v1.Session(config=tf.compat.v1.ConfigProto(" in fixed and "import" not in fixed[20:]
+    assert cli("check", ".", cwd=tree).exit_code == 0
+    # `__all__` without tf, tf rebound after the import, a later star import binding it otherwise: not TensorFlow's
+    listed = star_tree(tmp_path / "listed", STAR_MAIN, utils="__all__ = ['show']\n" + UTILS)
+    rebound = star_tree(tmp_path / "rebound", STAR_MAIN, utils=UTILS + "tf = None\n")
+    later = star_tree(tmp_path / "later", STAR_MAIN.replace("from utils import *\n",
+                                                            "from utils import *\nfrom mine import *\n"),
+                      utils=UTILS, mine="def tf():\n    pass\n")
+    for other in (listed, rebound, later):
+        assert not [f for f in findings(other) if f["filename"].endswith("main.py")], other.name
+
+
+def test_a_star_import_brings_tf_through_another_and_a_relative_one(tmp_path):
+    """BEGAN's trainer.py: `from models import *`, models.py importing
+    tensorflow as tf (here through its own star import), and a package's
+    `from .utils import *`."""
+    chained = star_tree(tmp_path / "chained", STAR_MAIN.replace("utils", "models"),
+                        models="from utils import *\n", utils=UTILS)
+    assert "TFT002" in {f["code"] for f in findings(chained) if f["filename"].endswith("main.py")}
+    package = tmp_path / "package"
+    star_tree(package, "")
+    (package / "app").mkdir()
+    (package / "app" / "__init__.py").write_text("")
+    (package / "app" / "utils.py").write_text(UTILS)
+    (package / "app" / "train.py").write_text(STAR_MAIN.replace("from utils", "from .utils"))
+    assert "TFT002" in {f["code"] for f in findings(package) if f["filename"].endswith("train.py")}
+
+
+
+HELPER = ("import os\n\n\ndef import_tf(device_id=-1):\n"
+          "    os.environ['CUDA_VISIBLE_DEVICES'] = str(device_id)\n"
+          "    import tensorflow as tf\n    return tf\n")
+GRAPH_USER = ("from .helper import import_tf\n\n\ndef optimize_graph(graph_def):\n"
+              "    tf = import_tf()\n"
+              "    from tensorflow.python.tools.optimize_for_inference_lib import optimize_for_inference\n"
+              "    config = tf.ConfigProto(device_count={'GPU': 0}, allow_soft_placement=True)\n"
+              "    with tf.Session(config=config) as sess:\n"
+              "        return sess.graph\n")
+
+
+def test_tf_returned_by_a_helper_of_the_repository_that_imports_it_is_tensorflow(tmp_path):
+    """bert-as-service's server: `tf = import_tf(...)`, a helper that sets the
+    environment, imports tensorflow and returns it; graph.py's
+    `tf.ConfigProto(device_count=...)` and `tf.Session(config=...)` were missed."""
+    tree = repository(tmp_path, helper=HELPER, graph=GRAPH_USER)
+    rows = [(Path(f["filename"]).name, f["code"], f["location"]["row"]) for f in findings(tree)]
+    assert rows == [("graph.py", "TFT002", 7), ("graph.py", "TFT002", 8)], rows
+    assert cli("fix", ".", cwd=tree).exit_code == 0
+    fixed = (tree / "app" / "graph.py").read_text()
+    assert "config = tf.compat.v1.ConfigProto(" in fixed and "with tf.compat.v1.Session(config=config)" in fixed
+    assert cli("check", ".", cwd=tree).exit_code == 0
+    # a helper that may return something else, or returns another module: its result is not TensorFlow
+    for n, helper in enumerate((HELPER.replace("    return tf\n", "    if device_id:\n        return tf\n"
+                                                                  "    return None\n"),
+                                HELPER.replace("import tensorflow as tf\n    return tf", "import numpy as np\n"
+                                                                                       "    return np"))):
+        (tmp_path / str(n)).mkdir()
+        other = repository(tmp_path / str(n), helper=helper, graph=GRAPH_USER)
+        assert not findings(other), helper

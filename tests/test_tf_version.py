@@ -114,6 +114,14 @@ def test_lower_bound_of_a_requirement(requirement, bound):
     ("setup.py", "from setuptools import setup\nsetup(name='x', install_requires=[\n    'numpy',\n"
                  "    'tensorflow>=1.15.2',\n])\n"),
     ("setup.cfg", "[metadata]\nname = x\n\n[options]\ninstall_requires =\n    numpy\n    tensorflow-cpu~=1.15.0\n"),
+    # TensorFlow named only in the extras (pip install x[gpu]), as TF1-era packages did
+    ("setup.py", "setup(name='x', install_requires=['numpy', 'pyzmq>=16.0.0'],\n    extras_require={\n"
+                 "        'cpu': ['tensorflow>=1.15.0'],\n        'gpu': ['tensorflow-gpu>=1.15.0'],\n"
+                 "        'http': ['flask']},\n)\n"),
+    ("pyproject.toml", '[project]\nname = "x"\ndependencies = ["numpy"]\n\n'
+                       '[project.optional-dependencies]\ngpu = ["tensorflow-gpu>=1.15"]\n'),
+    ("setup.cfg", "[options]\ninstall_requires = numpy\n\n[options.extras_require]\n"
+                  "cpu = tensorflow>=1.15\ngpu =\n    tensorflow-gpu>=1.15\n"),
 ])
 def test_the_declared_requirement_is_found_from_a_file_below(tmp_path, name, content):
     (tmp_path / name).write_text(content)
@@ -121,6 +129,16 @@ def test_the_declared_requirement_is_found_from_a_file_below(tmp_path, name, con
     found = declared(str(tmp_path / "pkg" / "sub" / "train.py"))
     assert found.tf_version == "1.15" and found.where.startswith(str(tmp_path / name) + ": tensorflow")
     assert "#" not in found.where
+
+
+def test_a_release_named_only_in_the_extras_keeps_the_code_running_there(tmp_path):
+    # bert-as-service's server: tensorflow>=1.10.0 only in extras_require; tf.compat.v1 is 1.13 on
+    (tmp_path / "setup.py").write_text("setup(install_requires=['numpy'],\n"
+                                       "      extras_require={'cpu': ['tensorflow>=1.10.0'], 'gpu': ['tensorflow-gpu>=1.10.0']})\n")
+    (tmp_path / "serve.py").write_bytes(GRAPH)
+    result = cli("fix", "serve.py", cwd=tmp_path)
+    assert (tmp_path / "serve.py").read_bytes() == GRAPH
+    assert "tf.compat.v1 first exists in TensorFlow 1.13, and the code must run on 1.10" in result.stdout
 
 
 def test_a_declared_release_before_1_0_is_one_too(tmp_path):

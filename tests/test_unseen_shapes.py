@@ -93,3 +93,22 @@ def test_a_keras_set_session_whose_config_is_not_followed_is_reported_where_it_r
     assert "TFT005 4" in found and "TFT003 5" in found
     assert "its session's config is not followed: it is passed to setup()" in found["TFT003 5"].message
     assert b"tf.keras.backend.set_session(" in transform(source, "native").source  # no fix removes it
+
+
+# -- issue 28: a sixth corpus (16 repositories first run there) -------------------------------------
+
+
+def test_a_config_given_to_any_supervisor_session_method_is_followed():
+    """BEGAN's trainer: `sv.prepare_or_wait_for_session(config=sess_config)`
+    makes the Supervisor's graph session with the config (so do
+    SessionManager's wait_for_session and recover_session): TFT005 said its
+    settings may do nothing."""
+    for method in (b"prepare_or_wait_for_session(config=config)", b"wait_for_session('', config=config)",
+                   b"recover_session('', config=config)"):
+        source = (b"import tensorflow as tf\n"
+                  b"sv = tf.compat.v1.train.Supervisor(logdir='/tmp/x')\n"
+                  b"gpu_options = tf.compat.v1.GPUOptions(allow_growth=True)\n"
+                  b"config = tf.compat.v1.ConfigProto(allow_soft_placement=True, gpu_options=gpu_options)\n"
+                  b"sess = sv." + method + b"\n")
+        assert not [c for c in codes(source) if c.startswith("TFT005")], method
+        assert [c for c in codes(source.replace(b"sv." + method, b"helper(config)")) if c.startswith("TFT005")]

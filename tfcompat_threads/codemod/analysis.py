@@ -33,6 +33,12 @@ class Analysis:
         self.parents = self.names.parents
         self.index = Index(self.names)
         self.star_modules = [m for m in self.names.star_modules if m in ("tensorflow", "tensorflow.compat.v1")]
+        if self.names.star_imports and project is not None and path is not None:
+            self.names.star_names = resolve.star_names(self)
+            self.names.imported.update(self.names.star_names)
+        if project is not None and path is not None:
+            self.names.returned_modules = resolve.returned_modules(self)
+            self.names.imported.update(node.id for node in self.names.returned_modules)
         self.imports: list[ast.Import | ast.ImportFrom] = []
         self.references: list[tuple[ast.AST, Symbol]] = []
         self.calls: list[tuple[ast.Call, Symbol]] = []

@@ -25,9 +25,13 @@ TRIGGERS = tuple(sorted((n for n in _NAMES if not any(o != n and o in n for o in
 IMPORT = b"tensorflow"
 
 
+# ... or a star import may bring it (`from utils import *`, utils.py importing tensorflow as tf).
+_STAR = re.compile(rb"\bimport[ \t]*\*")
+
+
 def may_need_codemod(source: bytes) -> bool:
     # `in` is a C memmem scan, faster here than one regular expression of all the tokens
-    if IMPORT in source and any(token in source for token in TRIGGERS):
+    if (IMPORT in source or _STAR.search(source)) and any(token in source for token in TRIGGERS):
         return True
     return not source.isascii() and _spelled_otherwise(source)
 

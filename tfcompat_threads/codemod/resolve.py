@@ -114,6 +114,93 @@ def exported(analysis, name: str, depth: int = 0):
     return None
 
 
+def star_names(analysis) -> dict[str, str]:
+    """The TensorFlow names this module's `from m import *` of the
+    repository's modules bring: what m binds by an import of tensorflow
+    (`import tensorflow as tf` in utils.py, then `from utils import *` and
+    `tf.Session(...)` here), also what m's own star imports brought; the last
+    star import of a name wins, as in Python. name -> qualified name."""
+    from .readers import all_names
+
+    found: dict[str, str | None] = {}
+    for node in analysis.names.star_imports:
+        path = analysis.project.module_file(analysis.path, node.module or "", node.level)
+        other = analysis.project.analysis(path) if path is not None else None
+        if other is None:
+            continue
+        listed = all_names(other)
+        bound = other.names.module_scope.bindings
+        for name in {*bound, *other.names.star_names}:
+            if (name.startswith("_") and listed is None) or (listed is not None and name not in listed):
+                continue
+            bindings = bound.get(name)
+            if not bindings:
+                found[name] = other.names.star_names[name]
+                continue
+            qualified = {b.qualified if b.kind == "import" else None for b in bindings}
+            one = next(iter(qualified)) if len(qualified) == 1 else None
+            found[name] = one if one is not None and one.split(".")[0] == "tensorflow" else None
+    return {name: qualified for name, qualified in found.items() if qualified is not None}
+
+
+def returned_modules(analysis) -> dict:
+    """`tf = import_tf(...)`: a name assigned the call of a function of the
+    repository that imports tensorflow in its body and returns that module
+    (bert-as-service sets its environment first): the target -> the module's
+    qualified name. Only names the module reads attributes of are asked."""
+    found = {}
+    parents, first = analysis.parents, _first_parts()
+    for node in analysis.names.scopes:
+        if type(node) is not ast.Assign or len(node.targets) != 1 or type(node.targets[0]) is not ast.Name \
+                or type(node.value) is not ast.Call:
+            continue
+        # `tf.Session`, `tf.compat.v1...`: an attribute a rule's TensorFlow name begins with
+        if not any(type(parents.get(name)) is ast.Attribute and parents[name].attr in first
+                   for name in analysis.index.names(node.targets[0].id)):
+            continue
+        target = resolve_function(analysis, node.value.func)
+        qualified = _returned_module(target[1]) if target is not None else None
+        if qualified is not None:
+            found[node.targets[0]] = qualified
+    return found
+
+
+_FIRST_PARTS: frozenset[str] | None = None
+
+
+def _first_parts() -> frozenset[str]:
+    """The first part of every TensorFlow name a rule looks for (from the symbol tables)."""
+    global _FIRST_PARTS
+    if _FIRST_PARTS is None:
+        from . import symbols as sym
+
+        names = (*sym.TF1_ONLY, *sym.SHIM_NAMES, *sym.THREAD_SETTERS, *sym.SESSIONS, sym.CONFIG)
+        _FIRST_PARTS = frozenset({name.split(".")[0] for name in names} | {"compat", "estimator", "contrib"})
+    return _FIRST_PARTS
+
+
+def _returned_module(function) -> str | None:
+    """The tensorflow module a function imports and returns on every return, or None."""
+    imported, returns = {}, []
+    pending = list(function.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (*_FUNCTIONS, ast.ClassDef, ast.Lambda)):
+            continue  # their own imports and returns
+        if type(node) is ast.Import:
+            for alias in node.names:
+                name = alias.asname or alias.name.split(".")[0]
+                imported[name] = alias.name if alias.asname else name
+        elif type(node) is ast.Return:
+            returns.append(node.value)
+        pending.extend(ast.iter_child_nodes(node))
+    names = {value.id if type(value) is ast.Name else None for value in returns}
+    if len(names) != 1 or None in names:
+        return None
+    qualified = imported.get(next(iter(names)))
+    return qualified if qualified is not None and qualified.split(".")[0] == "tensorflow" else None
+
+
 def calls_elsewhere(analysis, function) -> list[tuple]:
     """(analysis, call) of the calls of a module-level function of this
     module from the repository's other modules."""

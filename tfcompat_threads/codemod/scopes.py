@@ -118,6 +118,17 @@ class Scopes:
         self.scopes: dict[ast.AST, Scope] = {}
         self.module_scope = Scope("module", None)
         self.star_modules: list[str] = []
+        self.star_imports: list[ast.ImportFrom] = []
+        """Every `from m import *`, relative ones too (in walk order)."""
+        self.star_names: dict[str, str] = {}
+        """Names a star import of one of the repository's modules brings, bound
+        there by an import (`tf` of `from utils import *` when utils.py does
+        `import tensorflow as tf`): name -> qualified name. Set by the analysis
+        before any name is resolved."""
+        self.returned_modules: dict[ast.AST, str] = {}
+        """Names assigned a module a function of the repository imports and
+        returns (`tf = import_tf()`, its def doing `import tensorflow as tf;
+        return tf`): the target node -> qualified name. Set by the analysis."""
         self.imported: set[str] = set()
         """Every name an import binds, in any scope: only these (and what a
         star import brings) can stand for a module's symbol."""
@@ -202,6 +213,7 @@ class Scopes:
         module = ("." * node.level) + (node.module or "")
         for alias in node.names:
             if alias.name == "*":
+                self.star_imports.append(node)
                 if not node.level:
                     self.star_modules.append(module)
                 continue
@@ -261,7 +273,11 @@ class Scopes:
             scope = self.scopes.get(node)
             bindings = scope.visible(node.id) if scope is not None else []
             if bindings:
-                names = frozenset(b.qualified for b in bindings if b.kind == "import" and b.qualified)
+                returned = self.returned_modules
+                names = frozenset(b.qualified if b.kind == "import" else returned.get(b.node) for b in bindings
+                                  if (b.kind == "import" and b.qualified) or b.node in returned)
+            elif node.id in self.star_names:
+                names = frozenset({self.star_names[node.id]})
             elif node.id in _BUILTINS:
                 names = frozenset({f"builtins.{node.id}"})
         elif kind is ast.Attribute:

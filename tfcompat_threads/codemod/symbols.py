@@ -88,8 +88,10 @@ LIBRARY_GRAPH_SINKS = frozenset({
 })
 
 # Methods that make a graph session from a config: Supervisor and
-# SessionManager, and tf.test.TestCase's sessions.
-GRAPH_SESSION_METHODS = ("managed_session", "prepare_session", "test_session", "cached_session", "session")
+# SessionManager (every method of theirs with a `config` parameter), and
+# tf.test.TestCase's sessions.
+GRAPH_SESSION_METHODS = ("managed_session", "prepare_session", "prepare_or_wait_for_session", "wait_for_session",
+                         "recover_session", "test_session", "cached_session", "session")
 
 # Environment variables people set to size TensorFlow's threads, which the
 # official wheels do not read for their pools (measured: tests/test_measure_env.py).

@@ -2,8 +2,11 @@
 `tf-version`, as ruff takes `target-version` from `requires-python`.
 
 Read from the first folder, from the first path upwards, that holds a
-`pyproject.toml` (`[project] dependencies`), `setup.py` (an `install_requires`
-list literal), `setup.cfg` (`[options] install_requires`) or `requirements*.txt`;
+`pyproject.toml` (`[project] dependencies` and `optional-dependencies`),
+`setup.py` (an `install_requires` list literal and an `extras_require` dict
+literal), `setup.cfg` (`[options] install_requires`, `[options.extras_require]`)
+or `requirements*.txt`; a TF1-era package often names TensorFlow only in its
+`cpu`/`gpu` extras;
 every declaration of a distribution that installs `tensorflow` (tensorflow,
 tensorflow-cpu, tensorflow-gpu, tf-nightly ...) there counts. A declaration's
 lower bound is its `>=`, `==`, `~=` or `>` release (the highest if several);
@@ -183,15 +186,19 @@ def _requirements(path: str, name: str, text: str) -> list[str]:
             return []
         except (RecursionError, MemoryError):  # arrays or tables nested a hundred thousand deep
             raise RequirementError(f"{path}: TOML nested too deep to read; give --tf-version") from None
-        dependencies = project.get("dependencies", []) if isinstance(project, dict) else []
-        return [d for d in dependencies if isinstance(d, str)] if isinstance(dependencies, list) else []
-    if name == "setup.py":  # the first `install_requires=[...]`; an unclosed one ends the search (linear)
-        for match in re.finditer(r"install_requires[ \t\r\n]*=[ \t\r\n]*\[", text):
-            end = text.find("]", match.end())
-            if end < 0:
-                return []
-            return re.findall(r"""['"]([^'"\n]+)['"]""", text[match.end():end])
-        return []
+        if not isinstance(project, dict):
+            return []
+        optional = project.get("optional-dependencies", {})
+        lists = [project.get("dependencies", []), *(optional.values() if isinstance(optional, dict) else ())]
+        return [d for found in lists if isinstance(found, list) for d in found if isinstance(d, str)]
+    if name == "setup.py":  # the first `install_requires=[...]` and `extras_require={...}` (linear)
+        found = []
+        for keyword, closing in (("install_requires", "]"), ("extras_require", "}")):
+            match = re.search(keyword + r"[ \t\r\n]*=[ \t\r\n]*" + ("\\[" if closing == "]" else "\\{"), text)
+            end = text.find(closing, match.end()) if match is not None else -1
+            if end >= 0:  # an unclosed one says nothing
+                found += re.findall(r"""['"]([^'"\n]+)['"]""", text[match.end():end])
+        return found
     if name == "setup.cfg":  # read as configparser reads it, line by line (its option pattern is quadratic)
         return _options_install_requires(text)
     return [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith(("#", "-"))]
@@ -208,7 +215,7 @@ def _options_install_requires(text: str) -> list[str]:
         if not stripped or stripped[0] in "#;":
             continue
         if line[0] in " \t" and key is not None:  # the value goes on
-            if section == "options" and key == "install_requires":
+            if _declares(section, key):
                 values.append(stripped)
             continue
         if stripped.startswith("[") and stripped.endswith("]"):
@@ -219,6 +226,12 @@ def _options_install_requires(text: str) -> list[str]:
             key = None
             continue
         key = line[:cut].strip().lower()
-        if section == "options" and key == "install_requires":
-            values = [line[cut + 1:].strip()]
+        if _declares(section, key):
+            values.append(line[cut + 1:].strip())
     return [value for value in values if value]
+
+
+def _declares(section: str | None, key: str) -> bool:
+    """A setup.cfg option that lists requirements: `[options] install_requires`
+    or any extra of `[options.extras_require]` (`gpu = tensorflow-gpu>=1.10`)."""
+    return (section == "options" and key == "install_requires") or section == "options.extras_require"
