@@ -26,7 +26,9 @@ IMPORT = b"tensorflow"
 
 
 # ... or a star import may bring it (`from utils import *`, utils.py importing tensorflow as tf).
-_STAR = re.compile(rb"\bimport[ \t]*\*")
+# No `\b` before `import`: a pattern that starts with a literal is searched
+# for that literal at C speed (10x faster over a tree with no TensorFlow).
+_STAR = re.compile(rb"import[ \t]*\*")
 
 
 def may_need_codemod(source: bytes) -> bool:
