@@ -142,28 +142,62 @@ def test_probe_counts_the_openmp_pool_apart_from_the_two_pools():
     assert counted == tfproc.total(own4) == tfproc.total(own1) + 3, (data["threads"], own4["threads"])
 
 
-RUN_PROGRAM = """
+ISSUE_PROGRAM = """
 import tensorflow as tf
 tf.config.threading.set_intra_op_parallelism_threads(1)
 tf.config.threading.set_inter_op_parallelism_threads(1)
-work(tf)
+x = tf.random.uniform((1500, 1500))
+y = tf.matmul(x, x)
+image, kernel = tf.random.uniform((1, 64, 64, 8)), tf.random.uniform((3, 3, 8, 8))
+z = tf.nn.conv2d(image, kernel, strides=1, padding="SAME")
+float(tf.reduce_sum(y)) + float(tf.reduce_sum(z))
 emit()
 """
 
 
 @pytest.mark.tf
-def test_run_never_lets_an_intra_op_applied_hide_the_openmp_pool(tmp_path):
-    """`run` on a program that sets both pools to 1 (OMP_NUM_THREADS unset):
-    on an OpenMP build the process's account names the OpenMP library it
-    loaded (what the process mapped) and the intra-op verdict says the heavy
-    ops ran on an OpenMP pool sized by OMP_NUM_THREADS; on the official
-    wheels the account is as before, with no OpenMP word."""
+def test_run_counts_the_openmp_pool_the_heavy_ops_ran_on(tmp_path):
+    """`run` on issue 27's program (a 1500x1500 matmul and a conv2d after
+    both pools are set to 1, OMP_NUM_THREADS unset): on an OpenMP build the
+    OpenMP pool has a line of its own with its size counted, as many threads
+    as TensorFlow's own API gives that pool (its threads without
+    OMP_NUM_THREADS, less those with OMP_NUM_THREADS=1, plus the thread that
+    leads it); the intra-op verdict says the heavy ops ran on it. On the
+    official wheels the report has no OpenMP word."""
+    from tfcompat_threads.measure.run import format_report
+
     recorded = tmp_path / "report.json"
-    tfproc.run(RUN_PROGRAM, recorded=recorded)
-    process = json.loads(recorded.read_text())["processes"][0]
+    tfproc.run(ISSUE_PROGRAM, recorded=recorded)
+    report = json.loads(recorded.read_text())
+    [process] = report["processes"]
+    text = format_report(report)
     intra = next(s for s in process["settings"] if s["field"] == "intra_op_parallelism_threads")
+    assert intra["verdict"] == "applied", intra
     if tfproc.openmp_build():
-        assert process["openmp"] == {"library": tfproc.onednn_runtime()["mapped"][0], "OMP_NUM_THREADS": None}
-        assert "ran on an OpenMP pool sized by OMP_NUM_THREADS (unset here" in intra["why"], intra
+        pool = tfproc.reference_total(1, 1) - tfproc.reference_total(1, 1, "1") + 1
+        assert pool >= 2 and process["openmp"]["threads"] == pool, (process["openmp"], pool)
+        said = (f"the heavy ops (oneDNN's matmuls and convolutions) ran on an OpenMP pool of {pool} threads "
+                "(counted), sized by OMP_NUM_THREADS (unset: the CPUs)")
+        assert intra["why"].endswith(f"; but {said}, not by this setting"), intra
+        line = f"  OpenMP pool ({process['openmp']['library']}): {said}, not by intra_op_parallelism_threads"
+        assert line in text.splitlines(), text
+        assert [s["field"] for s in process["settings"]] == ["intra_op_parallelism_threads",
+                                                            "inter_op_parallelism_threads"]
     else:
-        assert "openmp" not in process and "OpenMP" not in intra["why"], (process.keys(), intra)
+        assert "openmp" not in process and "OpenMP" not in text, text
+
+
+@pytest.mark.tf(build="openmp")
+def test_run_gives_omp_num_threads_a_verdict_of_its_own(tmp_path):
+    """OMP_NUM_THREADS=3 in the command's environment: a setting of its own,
+    applied, the OpenMP pool counted at 3; the threads at exit name its
+    workers (2 besides the main thread)."""
+    recorded = tmp_path / "report.json"
+    tfproc.run(ISSUE_PROGRAM, recorded=recorded, env={"OMP_NUM_THREADS": "3"})
+    [process] = json.loads(recorded.read_text())["processes"]
+    omp = next(s for s in process["settings"] if s["field"] == "OMP_NUM_THREADS")
+    counted = (omp["value"], omp["verdict"], process["openmp"]["threads"])
+    assert counted == ("3", "applied", 3), (omp, process["openmp"])
+    workers = sum(roles.get("OpenMP pool (oneDNN's matmuls and convolutions)", 0)
+                  for roles in process["threads_at_exit_explained"].values())
+    assert workers == 2, process["threads_at_exit_explained"]
