@@ -201,3 +201,73 @@ def test_run_gives_omp_num_threads_a_verdict_of_its_own(tmp_path):
     workers = sum(roles.get("OpenMP pool (oneDNN's matmuls and convolutions)", 0)
                   for roles in process["threads_at_exit_explained"].values())
     assert workers == 2, process["threads_at_exit_explained"]
+
+
+TUNED = """
+import json, os, sys
+import tensorflow as tf
+x = tf.random.uniform((300, 300))
+for _ in range(3):
+    x = tf.tanh(tf.matmul(x, x) / 300.0)
+float(tf.reduce_sum(x))
+with open(sys.argv[1], "a") as log:
+    log.write(json.dumps({"omp": os.environ.get("OMP_NUM_THREADS"), "intra": os.environ.get("TF_NUM_INTRAOP_THREADS"),
+                          "threads": len(os.listdir("/proc/self/task"))}) + "\\n")
+"""
+
+
+@pytest.mark.tf(build="openmp")
+def test_tune_sweeps_omp_num_threads_on_an_openmp_build(tmp_path):
+    """`tune --intra 1 --inter 1 --omp 1,2`: the default point (OMP_NUM_THREADS
+    unset) and 1/1/1, 1/1/2, each run a process of its own with that
+    OMP_NUM_THREADS, counted in it: the process at 2 has one thread more than
+    at 1 (the OpenMP pool's worker); the report, its text and --plot name
+    every point with its OMP_NUM_THREADS."""
+    import sys
+
+    from PIL import Image
+
+    from tfcompat_threads.measure.tune import format_tune
+
+    log, picture = tmp_path / "runs.jsonl", tmp_path / "tune.png"
+    done = subprocess.run([sys.executable, "-m", "tfcompat_threads", "tune", "--intra", "1", "--inter", "1",
+                           "--omp", "1,2", "--repeat", "1", "--warmup", "0", "--json", "--plot", str(picture), "--",
+                           tfproc.TF_PYTHON, "-c", TUNED, str(log)], capture_output=True, text=True, timeout=900,
+                          env=tfproc.child_env())
+    assert done.returncode == 0, done.stderr[-3000:]
+    data = json.loads(done.stdout)
+    assert data["openmp"] == tfproc.onednn_runtime()["mapped"][0]
+    points = [(r["intra_op"], r["inter_op"], r["omp"], r["env"], r["failed"]) for r in data["results"]]
+    assert points == [(0, 0, 0, {}, None),
+                      (1, 1, 1, {"TF_NUM_INTRAOP_THREADS": "1", "TF_NUM_INTEROP_THREADS": "1", "OMP_NUM_THREADS": "1"},
+                       None),
+                      (1, 1, 2, {"TF_NUM_INTRAOP_THREADS": "1", "TF_NUM_INTEROP_THREADS": "1", "OMP_NUM_THREADS": "2"},
+                       None)], points
+    runs = {(r["intra"], r["omp"]): r["threads"] for r in map(json.loads, log.read_text().splitlines())}
+    assert set(runs) == {(None, None), ("1", "1"), ("1", "2")}, runs  # the first run is the default point's
+    assert runs[("1", "2")] == runs[("1", "1")] + 1, runs
+    assert Image.open(picture).text["Description"] == "tune: dflt/dflt/dflt, 1/1/1, 1/1/2"
+    text = format_tune(data).splitlines()
+    assert text[0].split() == ["intra", "inter", "omp", "median", "s", "min", "s", "max", "s", "spread"]
+    assert [line.split()[:3] for line in text[1:4]] == [["dflt", "dflt", "dflt"], ["1", "1", "1"], ["1", "1", "2"]]
+    assert "omp = OMP_NUM_THREADS, the size of the OpenMP pool" in text[4], text[4]
+    assert text[5].startswith("best: ") and ", OpenMP pool " in text[5], text[5]
+
+
+@pytest.mark.tf(build="threadpool")
+def test_tune_refuses_omp_on_a_build_without_openmp(tmp_path):
+    """On the official wheels (no OpenMP library): `tune --omp 1,2` says in
+    one line, exit 2, that OMP_NUM_THREADS sizes none of its pools, after
+    the one run that tells the build (and no point runs)."""
+    import sys
+
+    log = tmp_path / "runs.jsonl"
+    done = subprocess.run([sys.executable, "-m", "tfcompat_threads", "tune", "-q", "--omp", "1,2", "--",
+                           tfproc.TF_PYTHON, "-c", TUNED, str(log)], capture_output=True, text=True, timeout=600,
+                          env=tfproc.child_env())
+    assert (done.returncode, done.stdout) == (2, ""), done
+    [line] = done.stderr.splitlines()
+    assert line.startswith("Error: --omp: the TensorFlow ") and line.endswith(
+        " is not an OpenMP build (it loads no OpenMP library: its oneDNN ops run on the intra-op pool), so "
+        "OMP_NUM_THREADS sizes none of its pools; sweep --intra and --inter"), line
+    assert len(log.read_text().splitlines()) == 1  # the run that told the build; no point ran
