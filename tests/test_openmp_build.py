@@ -64,27 +64,42 @@ emit()
 """
 
 
+LEGACY_SESSION = """
+import os, warnings
+warnings.simplefilter("ignore")
+import tensorflow as tf
+import tfcompat_threads as tct
+session = tct.Session(config=tct.ConfigProto(intra_op_parallelism_threads=1, inter_op_parallelism_threads=1))
+work(tf)
+emit(omp=os.environ.get("OMP_NUM_THREADS"))
+"""
+
+
 @pytest.mark.tf
 def test_an_intra_op_count_sizes_what_runs_one_op_on_each_build():
-    """configure(intra_op_parallelism_threads=1) before TensorFlow starts:
-    on an OpenMP build it also sets OMP_NUM_THREADS=1 (the user left it
-    unset) and says so in the Report; the process has as many threads as
-    TensorFlow's own API with OMP_NUM_THREADS=1, and fewer than without it
-    (the OpenMP pool of the 2+ CPUs has a worker more). On the official
-    wheels nothing but the two pools is touched."""
+    """configure(intra_op_parallelism_threads=1) before TensorFlow starts,
+    and a legacy program's Session(config=ConfigProto(intra_op_parallelism_threads=1))
+    after the import: on an OpenMP build each also sets OMP_NUM_THREADS=1
+    (the user left it unset) and configure says so in the Report; each
+    process has as many threads as TensorFlow's own API with
+    OMP_NUM_THREADS=1, and fewer than without it (the OpenMP pool of the 2+
+    CPUs has a worker more). On the official wheels nothing but the two
+    pools is touched."""
     result = tfproc.run(CONFIGURE.format(intra=1))
+    session = tfproc.run(LEGACY_SESSION)
     own = tfproc.run(OWN_API.format(intra=1))
     if tfproc.openmp_build():
-        assert result["omp"] == "1" and "OMP_NUM_THREADS" in result["applied"], result["applied"]
+        assert result["omp"] == session["omp"] == "1" and "OMP_NUM_THREADS" in result["applied"], result["applied"]
         assert "OpenMP build" in result["applied"]["OMP_NUM_THREADS"]
         own_omp = tfproc.run(OWN_API.format(intra=1), env={"OMP_NUM_THREADS": "1"})
-        assert tfproc.total(result) == tfproc.total(own_omp) < tfproc.total(own), \
-            (result["threads"], own_omp["threads"], own["threads"])
+        assert tfproc.total(result) == tfproc.total(session) == tfproc.total(own_omp) < tfproc.total(own), \
+            (result["threads"], session["threads"], own_omp["threads"], own["threads"])
     else:
         assert result["omp"] is None and set(result["applied"]) == {"intra_op_parallelism_threads",
                                                                     "inter_op_parallelism_threads"}
-        assert result["skipped"] == {}
-        assert tfproc.total(result) == tfproc.total(own), (result["threads"], own["threads"])
+        assert result["skipped"] == {} and session["omp"] is None
+        assert tfproc.total(result) == tfproc.total(session) == tfproc.total(own), \
+            (result["threads"], session["threads"], own["threads"])
 
 
 @pytest.mark.tf(build="openmp")
