@@ -266,7 +266,7 @@ def test_tune_sweeps_omp_num_threads_on_an_openmp_build(tmp_path):
     assert text[0].split() == ["intra", "inter", "omp", "median", "s", "min", "s", "max", "s", "spread"]
     assert [line.split()[:3] for line in text[1:4]] == [["dflt", "dflt", "dflt"], ["1", "1", "1"], ["1", "1", "2"]]
     assert "omp = OMP_NUM_THREADS, the size of the OpenMP pool" in text[4], text[4]
-    assert text[5].startswith("best: ") and ", OpenMP pool " in text[5], text[5]
+    assert text[5].startswith("best: ") and "OpenMP pool" in text[5], text[5]  # whichever point is fastest
 
 
 @pytest.mark.tf(build="threadpool")

@@ -281,7 +281,8 @@ def format_tune(data: dict) -> str:
     best = data["best"]
     omp = ""
     if swept:
-        omp = f", OpenMP pool {best['omp']} threads" if best["omp"] else f", OpenMP pool unset ({cpus}: the CPUs)"
+        omp = (f", OpenMP pool {best['omp']} thread{'s' if best['omp'] != 1 else ''}" if best["omp"]
+               else f", OMP_NUM_THREADS unset (the OpenMP pool: {cpus} threads, the CPUs)")
     lines.append(f"best: intra-op {_size(best['intra_op'], cpus)}, inter-op {_size(best['inter_op'], cpus)}{omp}")
     lines.append(data["verdict"])
     apply = data["apply"]
