@@ -1,7 +1,7 @@
 """What the two knobs do, as the README's "What the two knobs do" section says:
 each claim there that is not a shim behaviour is measured here on the real
-TensorFlow, one fresh process per scenario, by wall time or by counting the
-process's threads."""
+TensorFlow, one fresh process per scenario, by counting the process's
+threads or by ops that wait for each other (never by wall time)."""
 
 import os
 import textwrap
@@ -12,12 +12,20 @@ from tests.tfproc import assert_pools, openmp_build, run, tf_names_threads
 
 pytestmark = pytest.mark.tf
 
-SLEEPERS = """
-import time
+WAITERS = """
+import threading
 import tensorflow as tf
 
-def sleeper(x):
-    time.sleep(0.5)  # a blocking op: it holds its thread, not a CPU
+met = []
+
+def waiter(x):
+    # a blocking op: it holds its inter-op thread while it waits for the other
+    # op at a barrier (a thread, not a CPU); it gets through only if both run at once
+    try:
+        meeting.wait()
+        met.append(True)
+    except threading.BrokenBarrierError:
+        met.append(False)
     return x
 """
 
@@ -25,21 +33,23 @@ def sleeper(x):
 @pytest.mark.parametrize("mode", ["graph", "tf.function"])
 @pytest.mark.parametrize("inter", [1, 2])
 def test_independent_blocking_ops_wait_for_a_free_inter_op_thread(mode, inter):
-    """Two independent ops that each block for 0.5 s run side by side on an
-    inter-op pool of 2 threads (0.5 s), one after the other on a pool of 1 (1 s),
-    in a graph session and in a tf.function alike."""
+    """Two independent ops that each wait for the other at a barrier: on an
+    inter-op pool of 2 threads both run at once and get through; on a pool
+    of 1 the first waits alone until the barrier gives up (1 s), and only
+    then does the second start. Nothing here depends on how fast the machine
+    is: with one thread they never meet, whatever the wait; with two they
+    meet as soon as both have started (a wait of up to 120 s)."""
+    wait = 1 if inter == 1 else 120
     if mode == "graph":
         body = f"""
         tf.compat.v1.disable_eager_execution()
-        a = tf.compat.v1.py_func(sleeper, [tf.constant(1.0)], tf.float32)
-        b = tf.compat.v1.py_func(sleeper, [tf.constant(2.0)], tf.float32)
+        a = tf.compat.v1.py_func(waiter, [tf.constant(1.0)], tf.float32)
+        b = tf.compat.v1.py_func(waiter, [tf.constant(2.0)], tf.float32)
         total = a + b
         config = tf.compat.v1.ConfigProto(inter_op_parallelism_threads={inter})
         with tf.compat.v1.Session(config=config) as session:
+            meeting = threading.Barrier(2, timeout={wait})
             session.run(total)
-            start = time.perf_counter()
-            session.run(total)
-            seconds = time.perf_counter() - start
         """
     else:  # stateless, so that tf.function does not order them
         body = f"""
@@ -47,21 +57,18 @@ def test_independent_blocking_ops_wait_for_a_free_inter_op_thread(mode, inter):
 
         @tf.function
         def both(x, y):
-            a = tf.numpy_function(sleeper, [x], tf.float32, stateful=False)
-            b = tf.numpy_function(sleeper, [y], tf.float32, stateful=False)
+            a = tf.numpy_function(waiter, [x], tf.float32, stateful=False)
+            b = tf.numpy_function(waiter, [y], tf.float32, stateful=False)
             return a + b
 
-        x, y = tf.constant(1.0), tf.constant(2.0)
-        both(x, y)
-        start = time.perf_counter()
-        both(x, y)
-        seconds = time.perf_counter() - start
+        meeting = threading.Barrier(2, timeout={wait})
+        both(tf.constant(1.0), tf.constant(2.0))
         """
-    seconds = run(SLEEPERS + textwrap.dedent(body) + "emit(seconds=seconds)\n")["seconds"]
+    met = run(WAITERS + textwrap.dedent(body) + "emit(met=met)\n")["met"]
     if inter == 1:
-        assert seconds >= 0.95, f"one inter-op thread: the two sleeps cannot overlap ({seconds:.3f} s)"
+        assert met == [False, False], f"one inter-op thread: the two ops cannot run at once ({met})"
     else:
-        assert seconds < 0.9, f"two inter-op threads: the two sleeps overlap ({seconds:.3f} s)"
+        assert met == [True, True], f"two inter-op threads: the two ops run at once ({met})"
 
 
 def test_one_and_one_is_not_one_thread():

@@ -10,6 +10,7 @@ import subprocess
 import pytest
 
 from tests.test_run import CLI, ROOT, clean_env, only_process, run_cli
+from tests.tfproc import openmp_build
 
 
 def fixed_and_run(tmp_path):
@@ -27,12 +28,17 @@ def fixed_and_run(tmp_path):
     assert proc.returncode == 0, proc.stderr.decode()[-2000:]
     process = only_process(data)
     settings = process["settings"]
+    # an OpenMP build: the shim sets OMP_NUM_THREADS=1 from the intra-op count, a setting of its own, counted
+    openmp = ["OMP_NUM_THREADS"] if openmp_build() else []
     assert [s["field"] for s in settings] == ["intra_op_parallelism_threads", "inter_op_parallelism_threads",
-                                              "allow_soft_placement"], "one entry per setting"
+                                              "allow_soft_placement", *openmp], "one entry per setting"
+    if openmp:
+        omp = settings.pop()
+        assert (omp["value"], omp["verdict"], process["openmp"]["threads"]) == ("1", "applied", 1), omp
     for setting in settings:
         assert setting["site"].endswith(f"train.py:{session}") and "tfcompat_threads.Session(" in setting["code"]
         assert [site.rpartition(":")[2] for site in setting["again"]] == [str(set_session)]
-    assert data["verdicts"] == {"applied": 2, "ignored": 0, "raised": 0, "overridden": 0, "not reached": 0,
+    assert data["verdicts"] == {"applied": 2 + len(openmp), "ignored": 0, "raised": 0, "overridden": 0, "not reached": 0,
                                 "not counted": 1}
 
     report = tmp_path / "report.txt"
@@ -43,7 +49,7 @@ def fixed_and_run(tmp_path):
     assert f"via `sess = tfcompat_threads.Session(config=config)` at train.py:{session} (through " \
            "tf.config.threading.set_intra_op_parallelism_threads)" in text
     assert f"the same again at train.py:{set_session} `tfcompat_threads.set_session(sess)`" in text
-    assert "verdicts: 2 applied, 1 not counted" in text
+    assert f"verdicts: {2 + len(openmp)} applied, 1 not counted" in text
     return process, text
 
 

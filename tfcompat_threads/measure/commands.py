@@ -122,6 +122,8 @@ def _int_list(value: str | None, option: str) -> list[int] | None:
                context_settings={"ignore_unknown_options": True})
 @click.option("--intra", default=None, help="intra-op sizes to try, e.g. 1,2,4 [default: from the CPU count].")
 @click.option("--inter", default=None, help="inter-op sizes to try [default: from the CPU count].")
+@click.option("--omp", default=None, help="OMP_NUM_THREADS values to try too, e.g. 1,2 (0 = unset: the CPUs); "
+              "only on an OpenMP build (Intel's), where it sizes the pool oneDNN's matmuls and convolutions run on.")
 @click.option("--repeat", type=click.IntRange(min=1), default=3, show_default=True, help="Timed runs per point (3 or more to judge the noise).")
 @click.option("--warmup", type=click.IntRange(min=0), default=1, show_default=True, help="Untimed runs first.")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=600, show_default=True, help="Seconds one run may take; then it is killed (its whole process group) and its point fails.")
@@ -130,7 +132,7 @@ def _int_list(value: str | None, option: str) -> list[int] | None:
 @click.option("--plot", "plot_file", type=click.Path(dir_okay=False, writable=True), default=None, metavar="FILE",
               help="Also draw the time per grid point with its spread to FILE (PNG; needs the plot extra).")
 @click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED)
-def tune(intra, inter, repeat, warmup, timeout, quiet, as_json, plot_file, command) -> None:
+def tune(intra, inter, omp, repeat, warmup, timeout, quiet, as_json, plot_file, command) -> None:
     """Time your unchanged COMMAND (after --) once per pool size and repeat, each
     run a fresh process sized from outside (TF_NUM_INTRAOP_THREADS /
     TF_NUM_INTEROP_THREADS), and say which point is fastest, whether it
@@ -152,20 +154,24 @@ def tune(intra, inter, repeat, warmup, timeout, quiet, as_json, plot_file, comma
     cpus = runtime.schedulable_cpus()
     intra_values = _int_list(intra, "--intra") or tools.default_grid(cpus)
     inter_values = _int_list(inter, "--inter") or tools.default_grid(cpus)
-    points = len([p for p in [(0, 0)] + [(a, b) for a in intra_values for b in inter_values] if p != (0, 0)]) + 1
+    omp_values = _int_list(omp, "--omp")
+    sweep = omp_values if omp_values is not None else [0]
+    points = len([p for p in [(a, b, c) for a in intra_values for b in inter_values for c in sweep]
+                  if p != (0, 0, 0)]) + 1
     _say(quiet, f"tune: {points} points x {warmup + repeat} runs of your command, each run at most {timeout:g} s")
 
     def progress(info: dict) -> None:
         kind = "warm-up run" if info["warmup"] else "run"
         outcome = f"failed ({info['failed']['how']})" if info["failed"] else f"{info['seconds']:.2f} s"
         left = info["elapsed"] / info["done"] * (info["total"] - info["done"])
+        omp_point = f", omp {info['omp'] or 'dflt'}" if "omp" in info else ""
         _say(quiet, f"tune: point {info['point']} of {info['points']} (intra {info['intra_op'] or 'dflt'}, inter "
-                    f"{info['inter_op'] or 'dflt'}), {kind} {info['run']} of {info['runs']}: {outcome}; "
+                    f"{info['inter_op'] or 'dflt'}{omp_point}), {kind} {info['run']} of {info['runs']}: {outcome}; "
                     f"{info['elapsed']:.1f} s elapsed, about {left:.0f} s left")
 
     try:
         data = tools.tune(list(command), intra_values, inter_values, repeat, warmup, timeout=timeout,
-                          progress=progress)
+                          progress=progress, omp=omp_values)
     except ToolError as error:
         raise Failure(str(error)) from None
     if plot_file is not None and data["tensorflow_imported"] is not False:

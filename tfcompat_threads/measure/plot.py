@@ -24,8 +24,10 @@ def _label(size: int) -> str:
 
 
 def points(data: dict) -> list[str]:
-    """The grid points in the picture's order: `intra/inter`, dflt for TensorFlow's default."""
-    return [f"{_label(r['intra_op'])}/{_label(r['inter_op'])}" for r in data["results"]]
+    """The grid points in the picture's order: `intra/inter` (`intra/inter/omp` when tune swept
+    OMP_NUM_THREADS too), dflt for TensorFlow's default (and OMP_NUM_THREADS unset)."""
+    return [f"{_label(r['intra_op'])}/{_label(r['inter_op'])}" + (f"/{_label(r['omp'])}" if "omp" in r else "")
+            for r in data["results"]]
 
 
 def plot_tune(data: dict, path: str) -> None:
@@ -38,13 +40,13 @@ def plot_tune(data: dict, path: str) -> None:
     labels = points(data)
     results = data["results"]
     figure, axes = plt.subplots(figsize=(max(6.0, 0.7 * len(results) + 2), 4.5), dpi=100)
-    best = (data["best"]["intra_op"], data["best"]["inter_op"])
+    best = (data["best"]["intra_op"], data["best"]["inter_op"], data["best"].get("omp"))
     top = max((max(r["runs"]) for r in results if r["runs"]), default=1.0)
     for x, r in enumerate(results):
         if r["failed"] is not None or not r["runs"]:
             axes.annotate("failed", (x, 0), ha="center", va="bottom", color="tab:red", rotation=90)
             continue
-        colour = "tab:green" if (r["intra_op"], r["inter_op"]) == best else "tab:blue"
+        colour = "tab:green" if (r["intra_op"], r["inter_op"], r.get("omp")) == best else "tab:blue"
         axes.vlines(x, r["min_s"], r["max_s"], color=colour, linewidth=2)
         axes.hlines(r["median_s"], x - 0.25, x + 0.25, color=colour, linewidth=3)
         axes.scatter([x] * len(r["runs"]), r["runs"], color=colour, s=14, alpha=0.6, zorder=3)
@@ -52,7 +54,8 @@ def plot_tune(data: dict, path: str) -> None:
     axes.set_xticklabels(labels, rotation=45 if len(results) > 8 else 0)
     axes.set_xlim(-0.6, len(results) - 0.4)
     axes.set_ylim(0, top * 1.15)
-    axes.set_xlabel("intra-op / inter-op threads (dflt: TensorFlow's default)")
+    axes.set_xlabel("intra-op / inter-op threads" + (" / OMP_NUM_THREADS" if "openmp" in data else "")
+                    + " (dflt: TensorFlow's default" + (", OMP_NUM_THREADS unset" if "openmp" in data else "") + ")")
     axes.set_ylabel("seconds per run")
     axes.set_title(f"tune: {data['repeat']} timed run{'s' if data['repeat'] != 1 else ''} a point, "
                    f"{data['cpus']} schedulable CPUs\nmedian (bar), min to max (line), each run (dot); "

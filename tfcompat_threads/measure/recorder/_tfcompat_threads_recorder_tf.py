@@ -396,6 +396,31 @@ def _calibrate() -> dict | None:
             "new": [str(tid) for tid in after if tid not in before]}
 
 
+def _count_openmp() -> dict | None:
+    """An OpenMP build (Intel's): oneDNN's float32 matmuls and convolutions
+    run on an OpenMP team of the thread that runs them, led by it. Count the
+    main thread's team, the one eager ops run on: one float32 matmul on it,
+    noting the threads that worked during it (the team's workers, started by
+    the program's first such op) or started with it (then the program ran
+    none). `run` leaves TensorFlow's two pools out of them."""
+    if _STATE["forked"] or os.environ.get("TFCOMPAT_THREADS_RUN_CALIBRATE") == "0":
+        return None
+    if not (_eager() and _STATE["first_op"]) or not _openmp_loaded():
+        return None
+    tf = sys.modules["tensorflow"]
+    _STATE["calibrating"] = True
+    x = tf.random.uniform((1000, 1000))  # made before counting: it runs on the intra-op pool
+    before = _counting().snapshot()
+    for _ in range(2):
+        y = tf.matmul(x, x)
+    y.numpy()  # no op: nothing else runs on a pool
+    after = _counting().snapshot()
+    busy = [tid for tid, (name, run_ns) in after.items()
+            if tid in before and tid != os.getpid() and run_ns - before[tid][1] > 1_000_000]
+    return {"how": "eager float32 matmul on the main thread", "busy": [str(tid) for tid in busy],
+            "new": [str(tid) for tid in after if tid not in before]}
+
+
 def _at_exit() -> None:
     event = {"ev": "exit", "forked": _STATE["forked"]}
     last = getattr(sys, "last_type", None)
@@ -410,4 +435,10 @@ def _at_exit() -> None:
         event["calibration"] = _calibrate()
     except Exception as error:  # noqa: BLE001
         event["calibration_error"] = repr(error)
+    try:
+        openmp = _count_openmp()
+        if openmp is not None:
+            event["openmp"] = openmp
+    except Exception as error:  # noqa: BLE001
+        event["openmp_error"] = repr(error)
     guarded(_write)(event)
