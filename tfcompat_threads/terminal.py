@@ -10,6 +10,11 @@ otherwise than it is. Printed through `visible`, each is its escape.
 from __future__ import annotations
 
 
+def plural(count: int, word: str, words: str | None = None) -> str:
+    """`1 thread`, `2 threads` (`words`: a plural not made by adding s)."""
+    return f"{count} {word if count == 1 else (words or word + 's')}"
+
+
 def visible(text: str) -> str:
     """`text` with every character `str.isprintable` rejects (C0 and C1
     controls, DEL, U+2028/U+2029, bidirectional controls, ...) written as

@@ -3,13 +3,10 @@ changed, the summary line, and the exit code."""
 
 from __future__ import annotations
 
+from ..terminal import plural
 from .runner import FileResult, Mode
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-
-
-def plural(count: int, word: str, words: str | None = None) -> str:
-    return f"{count} {word if count == 1 else (words or word + 's')}"
 
 
 class Report:

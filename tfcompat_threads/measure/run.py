@@ -33,7 +33,9 @@ from pathlib import Path
 
 from ..options import OPTIONS, THREAD_FIELDS
 from . import ToolError
+from ..terminal import plural
 from .events import load_events, remove, still
+from .openmp import OPENMP_ROLE, int_value, openmp_pool, openmp_setting, openmp_words
 
 RECORDER_DIR = Path(__file__).resolve().parent / "recorder"
 # The thread fields and the variables that set the same pools, as the option table has them.
@@ -207,14 +209,6 @@ def _by_name(threads: dict | None) -> dict[str, int]:
 # -- settings and verdicts ---------------------------------------------------------------------------
 
 
-def _int_env(value: str | None) -> int | None:
-    try:
-        number = int(str(value).strip())
-    except ValueError:
-        return None
-    return number
-
-
 def collect_settings(events: list[dict], launch_env: dict[str, str]) -> list[dict]:
     """Every setting the program asked for, in order, with where it came from."""
     settings: list[dict] = []
@@ -264,7 +258,7 @@ def _wanted(setting: dict, cpus: int) -> int | None:
     value = setting["value"]
     if isinstance(value, bool) or not isinstance(value, (int, str)):
         return None
-    number = _int_env(value)
+    number = int_value(value)
     if number is None or number < 0:
         return None
     return number or cpus
@@ -426,13 +420,14 @@ def _process_report(process: dict, launch_env: dict[str, str], forks: dict) -> d
         "recorder_errors": [e for e in events if e["ev"] == "recorder_error"],
     }
     if tf_event.get("openmp"):  # an OpenMP build: oneDNN's heavy ops ran on a third pool
-        report["openmp"] = _openmp_pool(events, tf_event["openmp"], launch_env, process["pid"])
-        pool = _openmp_words(report["openmp"])
+        pools = {tid for window in _windows(events) for tid in window["new"]}
+        report["openmp"] = openmp_pool(events, tf_event["openmp"], launch_env, process["pid"], pools)
+        pool = openmp_words(report["openmp"])
         for setting in settings:
             if setting["field"] == "intra_op_parallelism_threads":
                 setting["why"] += f"; but {pool}, not by this setting"
         if report["openmp"]["OMP_NUM_THREADS"] is not None:
-            settings.append(_openmp_setting(report["openmp"], first_op is not None))
+            settings.append(openmp_setting(report["openmp"], first_op is not None))
         roles.update({tid: OPENMP_ROLE for tid in report["openmp"].pop("workers")})
         if exit_event:
             report["threads_at_exit_explained"] = _explained(exit_event.get("threads"), roles)
@@ -441,83 +436,6 @@ def _process_report(process: dict, launch_env: dict[str, str], forks: dict) -> d
         if exit_event is None and process["image"][0] < process["image"][1]:
             report["ended"] = "replaced by another program through exec() (the same pid: the next image)"
     return report
-
-
-OPENMP_ROLE = "OpenMP pool (oneDNN's matmuls and convolutions)"
-
-
-def _openmp_pool(events: list[dict], library: str, launch_env: dict[str, str], pid: int) -> dict:
-    """An OpenMP build's third pool: the OpenMP team the eager ops' oneDNN
-    matmuls and convolutions ran on, counted at exit by the recorder (the
-    threads that worked during a float32 matmul on the main thread, or
-    started with it, less TensorFlow's two pools), with the main thread that
-    leads it; and the OMP_NUM_THREADS that sized it, as the process had it
-    at its first op (the shim may set it after the import)."""
-    first_op = next((e for e in events if e["ev"] == "first_op"), {})
-    tf_event = next(e for e in events if e["ev"] == "tf")
-    envs = (first_op.get("env") or {}, tf_event.get("env") or {}, launch_env)
-    omp = next((env["OMP_NUM_THREADS"] for env in envs if "OMP_NUM_THREADS" in env), None)
-    where = ("environment of the command" if "OMP_NUM_THREADS" in launch_env else "set by the program before "
-             "its first op (tfcompat_threads.configure sets it from an intra-op count)")
-    out = {"library": library, "OMP_NUM_THREADS": omp, "threads": None, "workers": []}
-    if omp is not None:
-        out["source"] = where
-    exit_event = next((e for e in events if e["ev"] == "exit"), None)
-    counted = (exit_event or {}).get("openmp")
-    if counted is None:
-        why = "ran no eager op" if not first_op else "left no exit sample or was forked"
-        out["how"] = ("not counted: the recorder counts it at exit, in eager mode after the first op "
-                      f"(the process {why})")
-        return out
-    pools = {tid for window in _windows(events) for tid in window["new"]}
-    started = [tid for tid in counted["busy"] if tid not in pools and tid != str(pid)]
-    made = [tid for tid in counted["new"] if tid not in pools]
-    workers = _n(len(started) + len(made), "worker")
-    out.update(threads=len(started) + len(made) + 1, workers=started, ran=not made,
-               how=(f"{workers} (the threads besides TensorFlow's two pools that worked during a float32 "
-                    "matmul on the main thread at exit"
-                    + (", started by it: no oneDNN op had run on the main thread" if made else "")
-                    + ") + the main thread, which leads its OpenMP team"))
-    return out
-
-
-def _openmp_words(openmp: dict) -> str:
-    """`the heavy ops ran on an OpenMP pool of N threads, sized by ...`."""
-    omp = openmp["OMP_NUM_THREADS"]
-    sized = f"OMP_NUM_THREADS={omp}" if omp is not None else "OMP_NUM_THREADS (unset: the CPUs)"
-    if openmp["threads"] is None:
-        return f"the heavy ops (oneDNN's matmuls and convolutions) ran on an OpenMP pool sized by {sized}"
-    size = f"an OpenMP pool of {_n(openmp['threads'], 'thread')} (counted)"
-    if not openmp["ran"]:  # a tf.function's ops run on inter-op threads, each leading an OpenMP team of its own
-        return (f"no oneDNN matmul or convolution ran on the main thread, where eager ops run; there they run on "
-                f"{size}, sized by {sized}")
-    return f"the heavy ops (oneDNN's matmuls and convolutions) ran on {size}, sized by {sized}"
-
-
-def _openmp_setting(openmp: dict, reached: bool) -> dict:
-    """OMP_NUM_THREADS as a setting of its own, with its verdict: the size of
-    the OpenMP pool counted against the size it asked."""
-    value = openmp["OMP_NUM_THREADS"]
-    setting = {"field": "OMP_NUM_THREADS", "value": value, "source": "environment",
-               "api": f"OMP_NUM_THREADS ({openmp['source']})", "site": None, "kind": "env", "code": None,
-               "again": []}
-    wanted = _int_env(str(value).split(",")[0])
-    count, pool = openmp["threads"], "the OpenMP pool of oneDNN's matmuls and convolutions"
-    if not reached:
-        verdict, why = "not reached", "the program never ran an op, so no pool was used"
-    elif count is None:
-        verdict, why = "not counted", openmp["how"]
-    elif wanted is None or wanted < 1:
-        verdict, why = "ignored", (f"{value!r} is not a thread count OpenMP takes: the OpenMP pool had "
-                                   f"{_n(count, 'thread')} (counted)")
-    elif count == wanted:
-        verdict, why = "applied", f"{pool} has {_n(count, 'thread')} (counted)"
-    else:
-        verdict, why = "ignored", f"asked {wanted}, but {pool} has {_n(count, 'thread')} (counted)"
-    if count is not None and not openmp["ran"]:
-        why += "; no oneDNN op had run on the main thread: its pool was started by the count at exit"
-    setting.update(verdict=verdict, why=why)
-    return setting
 
 
 def _merged(settings: list[dict]) -> list[dict]:
@@ -651,7 +569,7 @@ def format_report(report: dict) -> str:
             if window["intra_op"] is None:
                 sizes = f"{window['threads']} new threads (split unknown)"
             else:
-                sizes = f"{_n(window['intra_op'], 'new intra-op thread')}, {_n(window['inter_op'], 'new inter-op thread')}"
+                sizes = f"{plural(window['intra_op'], 'new intra-op thread')}, {plural(window['inter_op'], 'new inter-op thread')}"
             lines.append(f"  pools made {what}: {sizes}")
         if process["pools"]:
             lines.append(f"    counted from: {process['pools'][0]['how']}")
@@ -672,7 +590,7 @@ def format_report(report: dict) -> str:
                          "keeps only the thread that forked, not TensorFlow's pools")
         if "openmp" in process:
             openmp = process["openmp"]
-            lines.append(f"  OpenMP pool ({openmp['library']}): {_openmp_words(openmp)}, not by "
+            lines.append(f"  OpenMP pool ({openmp['library']}): {openmp_words(openmp)}, not by "
                          "intra_op_parallelism_threads")
             lines.append(f"    counted from: {process['openmp']['how']}")
         env = process["env"]
@@ -684,10 +602,6 @@ def format_report(report: dict) -> str:
     counts = ", ".join(f"{n} {v}" for v, n in report["verdicts"].items() if n)
     lines.append(f"verdicts: {counts or 'no setting'}")
     return "\n".join(lines) + "\n"
-
-
-def _n(count: int, what: str) -> str:
-    return f"{count} {what}{'' if count == 1 else 's'}"
 
 
 def _asked_where(setting: dict) -> str:

@@ -58,14 +58,7 @@ def tune(
     done = 0
     started = time.perf_counter()
     for index, (intra_op, inter_op, omp_threads) in enumerate(points, 1):
-        extra = {}
-        env = child_env()
-        for name, value in (("TF_NUM_INTRAOP_THREADS", intra_op), ("TF_NUM_INTEROP_THREADS", inter_op),
-                            *((("OMP_NUM_THREADS", omp_threads),) if omp is not None else ())):
-            env.pop(name, None)
-            if value:
-                extra[name] = str(value)
-        env.update(extra)
+        env, extra = _point_env(intra_op, inter_op, omp_threads if omp is not None else None, omp is not None)
         runs: list[float] = []
         failed = None
         for number in range(per_point):
@@ -104,12 +97,7 @@ def tune(
         results.append(entry)
     good = [r for r in results if r["failed"] is None and r["runs"]]
     if not good:
-        first = results[0]["failed"] or {}
-        last = (first.get("stderr_tail") or "").strip().splitlines()[-1:] or ["nothing on stderr"]
-        same = all((r["failed"] or {}).get("how") == first.get("how") for r in results)
-        where = f"at all {len(results)} points" if same else "at the first point"
-        raise ToolError(f"`{_one_line(command)}` failed at every point: {first.get('how')} {where}; "
-                        f"the last line of its stderr: {last[0]}")
+        raise _failed_everywhere(command, results)
     best = min(good, key=lambda r: r["median_s"])
     default = results[0] if results[0] in good else None
     verdict = _verdict(best, default, repeat)
@@ -128,6 +116,30 @@ def tune(
         **({"openmp": first["openmp"]} if omp is not None else {}),
         **verdict,
     }
+
+
+def _point_env(intra_op: int, inter_op: int, omp_threads: int | None, sweeping_omp: bool) -> tuple[dict, dict]:
+    """(the child's environment, what the point sets in it): each variable
+    the point sizes is the point's, or unset for 0 (TensorFlow's or OpenMP's
+    default), whatever the caller's environment had."""
+    extra = {}
+    env = child_env()
+    for name, value in (("TF_NUM_INTRAOP_THREADS", intra_op), ("TF_NUM_INTEROP_THREADS", inter_op),
+                        *((("OMP_NUM_THREADS", omp_threads),) if sweeping_omp else ())):
+        env.pop(name, None)
+        if value:
+            extra[name] = str(value)
+    env.update(extra)
+    return env, extra
+
+
+def _failed_everywhere(command: list[str], results: list[dict]) -> ToolError:
+    first = results[0]["failed"] or {}
+    last = (first.get("stderr_tail") or "").strip().splitlines()[-1:] or ["nothing on stderr"]
+    same = all((r["failed"] or {}).get("how") == first.get("how") for r in results)
+    where = f"at all {len(results)} points" if same else "at the first point"
+    return ToolError(f"`{_one_line(command)}` failed at every point: {first.get('how')} {where}; "
+                     f"the last line of its stderr: {last[0]}")
 
 
 def _omp_of(entry: dict) -> dict:
