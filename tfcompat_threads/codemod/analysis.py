@@ -39,10 +39,42 @@ class Analysis:
         if project is not None and path is not None:
             self.names.returned_modules = resolve.returned_modules(self)
             self.names.imported.update(node.id for node in self.names.returned_modules)
+        self._symbols: dict[ast.AST, Symbol | None] = {}
+        self._completing = False
+
+    # What follows is made the first time it is asked for: a module read
+    # only for one of its functions, its imports or its module-level names
+    # (a guard helper's return, a star import, a config helper) is never
+    # walked for its TensorFlow names, regions and flows.
+    _LAZY = frozenset({"imports", "references", "calls", "ifs", "guard_values", "tf1_regions",
+                       "graph_mode_switches", "graph_mode_module", "graph_mode_package", "units"})
+
+    def __getattr__(self, name: str):
+        if name not in Analysis._LAZY or self.__dict__.get("_completing", True):
+            raise AttributeError(name)
+        self._completing = True
+        try:
+            if self.project is not None and self.path is not None:
+                with self.project.completing(self):
+                    self._complete()
+            else:
+                self._complete()
+        finally:
+            self._completing = False
+        return self.__dict__[name]
+
+    @property
+    def completing(self) -> bool:
+        """Its TensorFlow names, regions and flows are being made (a cycle
+        back to it finds no analysis, as one back to a module being read)."""
+        return self._completing
+
+    def _complete(self) -> None:
+        self.graph_mode_package = None
+        """(path, line) of the switch in a package `__init__.py` that puts this module in graph mode, if any."""
         self.imports: list[ast.Import | ast.ImportFrom] = []
         self.references: list[tuple[ast.AST, Symbol]] = []
         self.calls: list[tuple[ast.Call, Symbol]] = []
-        self._symbols: dict[ast.AST, Symbol | None] = {}
         self.ifs: list[ast.If] = []
         """Every if statement, in walk order (codemod/guards.py reads their tests)."""
         imported = self.names.imported
@@ -105,9 +137,6 @@ class Analysis:
                 return True
             level += 1
         return False
-
-    graph_mode_package = None
-    """(path, line) of the switch in a package `__init__.py` that puts this module in graph mode, if any."""
 
     def in_tf1_code(self, node: ast.AST) -> bool:
         offset = self.source.start(node)

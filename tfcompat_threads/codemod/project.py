@@ -178,7 +178,8 @@ class Project:
         if path in self._analyses:
             # what its making asked is asked again here
             self._replay(("made", path, self._generation), self._made.get(path, _Log()))
-            return self._analyses[path]
+            known = self._analyses[path]
+            return None if known is not None and known.completing else known
         self._analyses[path] = None  # a cycle finds None, not itself
         log = _Log()
         self._logs.append(log)
@@ -196,6 +197,23 @@ class Project:
             self._forget(log)
         self._made[path] = log
         return self._analyses[path]
+
+    @contextlib.contextmanager
+    def completing(self, analysis):
+        """The rest of a module's analysis is made (codemod/analysis.py makes
+        it when first asked): what that asks is part of its making, asked
+        again wherever the analysis is reused."""
+        made = self._made.get(analysis.path) if self._analyses.get(analysis.path) is analysis else None
+        if made is None:
+            yield
+            return
+        log = _Log()
+        self._logs.append(log)
+        try:
+            yield
+        finally:
+            self._forget(log)
+            made.included[("completed", analysis.path)] = log
 
     # -- what a result depends on ------------------------------------------------------
 
