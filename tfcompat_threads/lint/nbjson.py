@@ -45,6 +45,102 @@ def _object(text: str, at: int) -> tuple[list[tuple[str, int, int]], int]:
         position = _SPACE.match(text, position + 1).end()
 
 
+def read(text: str):
+    """The notebook's JSON (nbformat 4: a top-level `cells` array) read in
+    one pass that also finds where each cell and its members are, as
+    `cells` gives them (kept for it): the document json.loads makes, each
+    value decoded once by the same C decoder; None where this read does not
+    apply (no `cells` array, a top-level key twice) or the JSON is invalid
+    (json.loads then says why)."""
+    try:
+        return _read(text)
+    except (ValueError, IndexError, RecursionError):
+        return None
+
+
+def _read(text: str):
+    at = _SPACE.match(text, 0).end()
+    if text[at] != "{":
+        return None
+    document: dict = {}
+    found = None
+    position = _SPACE.match(text, at + 1).end()
+    if text[position] == "}":
+        return None
+    while True:
+        key, position = _key(text, position)
+        start = _SPACE.match(text, position).end()
+        if key == "cells" and text[start] == "[":
+            value, end, found = _cells_read(text, start)
+        else:
+            value, end = _DECODER.raw_decode(text, start)
+        if key in document:
+            return None
+        document[key] = value
+        position = _SPACE.match(text, end).end()
+        if text[position] == "}":
+            break
+        position = _after_comma(text, position)
+    if found is None or _SPACE.match(text, position + 1).end() != len(text):
+        return None
+    _CELLS[:] = [text, found]
+    return document
+
+
+def _key(text: str, position: int) -> tuple[str, int]:
+    """A member's key at `position` and where its value may start (after the colon)."""
+    if text[position] != '"':
+        raise ValueError("a key")
+    key, position = scanstring(text, position + 1)
+    position = _SPACE.match(text, position).end()
+    if text[position] != ":":
+        raise ValueError("a colon")
+    return key, position + 1
+
+
+def _after_comma(text: str, position: int) -> int:
+    if text[position] != ",":
+        raise ValueError("a comma")
+    return _SPACE.match(text, position + 1).end()
+
+
+def _cells_read(text: str, at: int):
+    """The cells array at `at`: (its value, where it ends, (start, members) of each cell)."""
+    values, found = [], []
+    position = _SPACE.match(text, at + 1).end()
+    if text[position] == "]":
+        return values, position + 1, found
+    while True:
+        if text[position] == "{":
+            inner, value, end = _object_read(text, position)
+        else:
+            inner, (value, end) = None, _DECODER.raw_decode(text, position)
+        values.append(value)
+        found.append((position, inner))
+        position = _SPACE.match(text, end).end()
+        if text[position] == "]":
+            return values, position + 1, found
+        position = _after_comma(text, position)
+
+
+def _object_read(text: str, at: int):
+    """The object at `at`: (its members as `_object` lists them, its value, where it ends)."""
+    members_, value = [], {}
+    position = _SPACE.match(text, at + 1).end()
+    if text[position] == "}":
+        return members_, value, position + 1
+    while True:
+        key, position = _key(text, position)
+        start = _SPACE.match(text, position).end()
+        item, end = _DECODER.raw_decode(text, start)
+        members_.append((key, start, end))
+        value[key] = item
+        position = _SPACE.match(text, end).end()
+        if text[position] == "}":
+            return members_, value, position + 1
+        position = _after_comma(text, position)
+
+
 def elements(text: str, at: int) -> list[tuple[int, int]]:
     """(start, end) of the values of the JSON array at `at`."""
     out = []
@@ -121,6 +217,8 @@ def source_spans(text: str, key: str) -> dict[int, tuple[int, int]]:
 
 def escaping(document: str) -> tuple[bool, bool]:
     """How `document` escapes: non-ASCII as `\\uXXXX`, and Colab's `\\u003c` for `<`, `>`, `&`."""
+    if "\\u" not in document:  # most notebooks: one C scan, not two searches
+        return False, False
     return _escapes(document, _NON_ASCII_ESCAPE), _escapes(document, _HTML_ESCAPE)
 
 
@@ -181,21 +279,35 @@ def _list_layout(old: str) -> tuple[str, str, str]:
     return before, between, after
 
 
-def replace_sources(raw: bytes, key: str, new: dict[int, object]) -> bytes | None:
+def replace_sources(raw: bytes, key: str, new: dict[int, object], old: dict[int, object] | None = None,
+                    text: str | None = None) -> bytes | None:
     """`raw` with the `key` value of each cell in `new` ({cell index: new
-    value}) replaced; None when the JSON cannot be scanned so."""
+    value}) replaced; None when the JSON cannot be scanned so. With `old`
+    (the values replaced, as the document `read` made holds them), each
+    replaced text is checked where it is: it held the old value, and the
+    new text reads as the new value (every other byte is the file's, so the
+    result reads as the document with those values: no reading it whole)."""
     bom = "\ufeff" if raw.startswith(b"\xef\xbb\xbf") else ""
-    text = raw.decode("utf-8-sig")
+    text = raw.decode("utf-8-sig") if text is None else text  # `text`: raw decoded so, already
     try:
         spans = source_spans(text, key)
     except (ValueError, IndexError, RecursionError):
         return None
     if any(index not in spans for index in new):
         return None
-    out, position, style = [], 0, escaping(text)
+    strings = [item for value in new.values() for item in ([value] if isinstance(value, str) else value)]
+    # the document's escaping matters only for a character it may escape (ASCII text is written one way)
+    styled = any(not item.isascii() or "<" in item or ">" in item or "&" in item for item in strings)
+    out, position, style = [], 0, escaping(text) if styled else (False, False)
+    same = raw.isascii()  # then a place in the text is the same place in the bytes: they are spliced
     for index in sorted(new, key=lambda i: spans[i]):
         start, end = spans[index]
-        out += [text[position:start], render(text[start:end], new[index], style)]
+        written = render(text[start:end], new[index], style)
+        if old is not None and (json.loads(text[start:end]) != old[index] or json.loads(written) != new[index]):
+            return None
+        out += [raw[position:start] if same else text[position:start], written.encode("utf-8") if same else written]
         position = end
+    if same:
+        return b"".join([*out, raw[position:]])
     out.append(text[position:])
     return (bom + "".join(out)).encode("utf-8")

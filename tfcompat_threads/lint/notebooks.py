@@ -30,7 +30,7 @@ _PYTHON_MAGICS = {"time": "", "timeit": "nrp", "prun": "DlsT", "debug": "b", "ca
 _VALUED_LONG = frozenset({"breakpoint"})
 _MAGIC_NAME = re.compile(r"\s*%%?(\w+)")
 _TOKEN = re.compile(r"\s+(\S+)")
-_ESCAPED_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]")  # one half of a pair, or alone (which is not text)
+_ESCAPED_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")  # one half of a pair, or alone (which is not text)
 
 
 class NotebookError(Exception):
@@ -82,6 +82,11 @@ class Notebook:
     """The code cells in the module."""
     source_key: str
     """"source" (nbformat 4) or "input" (nbformat 3)."""
+    scanned: bool = False
+    """Read by nbjson.read: the places of its cells' sources in `raw` are
+    known, so a rewrite is checked where it is, not by reading it all again."""
+    text: str | None = None
+    """`raw` decoded (UTF-8, a BOM taken off), kept for what reads it by position."""
 
     def cell_list(self) -> list:
         if "worksheets" in self.document:
@@ -90,15 +95,21 @@ class Notebook:
 
 
 def load(raw: bytes) -> Notebook:
+    from .nbjson import read
+
     try:
-        document = json.loads(raw.decode("utf-8-sig"))
+        decoded = raw.decode("utf-8-sig")
+        document = read(decoded)  # one pass: the document, and where its cells are (for dump and source_rows)
+        scanned = document is not None
+        if document is None:
+            document = json.loads(decoded)
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise NotebookError(f"not a notebook (invalid JSON: {error})") from None
     except (RecursionError, MemoryError):
         raise NotebookError("not a notebook (its JSON is nested too deep to read)") from None
     if not isinstance(document, dict):
         raise NotebookError("not a notebook (the JSON is not an object)")
-    if (b"\\ud" in raw or b"\\uD" in raw) and _ESCAPED_SURROGATE.search(raw):  # two C scans before a regex's
+    if (b"\\ud" in raw or b"\\uD" in raw) and _lone_surrogate_escape(raw):  # two C scans before a regex's
         try:
             json.dumps(document, ensure_ascii=False).encode("utf-8")
         except UnicodeEncodeError as error:
@@ -130,7 +141,32 @@ def load(raw: bytes) -> Notebook:
         if language not in (None, "python") or (text.lstrip().startswith("%%") and not _runs_python(text)):
             continue  # a cell magic that runs no Python here, or another language
         code.append(Cell(index, number, text, 0))
-    return Notebook(document, raw, code, key)
+    return Notebook(document, raw, code, key, scanned, decoded)
+
+
+def _lone_surrogate_escape(raw: bytes) -> bool:
+    """An escape of half a surrogate pair (`\\ud83d`) in the JSON that is no
+    half of an escaped pair: one the document's text may hold alone (then
+    load encodes the document to find it). Escapes whose backslash is
+    itself escaped (`\\\\ud83d`) are text, not escapes."""
+    escapes = []
+    for found in _ESCAPED_SURROGATE.finditer(raw):
+        start = before = found.start()
+        while before > 0 and raw[before - 1] == 0x5C:
+            before -= 1
+        if (start - before) % 2 == 0:
+            escapes.append((start, int(raw[start + 2 : start + 6], 16)))
+    waiting = None  # the end of a high half's escape
+    for start, unit in escapes:
+        if 0xD800 <= unit < 0xDC00:
+            if waiting is not None:
+                return True
+            waiting = start + 6
+        elif waiting != start:  # a low half not right after a high one
+            return True
+        else:
+            waiting = None
+    return waiting is not None
 
 
 def _language(document: dict) -> str | None:
@@ -412,18 +448,23 @@ def dump(notebook: Notebook) -> bytes:
     changed cell's `source` is replaced in the file's bytes (a list stays a
     list, laid out and escaped as the file has it); every other byte stays."""
     cells = notebook.cell_list()
-    new = {}
+    new, old = {}, {}
     for cell in notebook.cells:
         entry = cells[cell.index]
         if cell.text == _source(entry, notebook.source_key):
             continue
-        source = entry.get(notebook.source_key)
+        source = old[cell.index] = entry.get(notebook.source_key)
         entry[notebook.source_key] = cell.text.splitlines(keepends=True) if isinstance(source, list) else cell.text
         new[cell.index] = entry[notebook.source_key]
     if not new:
         return notebook.raw
     from .nbjson import replace_sources
 
+    if notebook.scanned:
+        written = replace_sources(notebook.raw, notebook.source_key, new, old, notebook.text)
+        if written is not None:
+            return written
+        raise NotebookError("cannot find its cells' source in the JSON; fix it by hand")
     written = replace_sources(notebook.raw, notebook.source_key, new)
     try:
         if written is not None and json.loads(written.decode("utf-8-sig")) == notebook.document:
@@ -534,7 +575,7 @@ def _fresh(notebook: Notebook, module: NotebookModule) -> Notebook:
     else:
         document["cells"] = copied
     cells = [Cell(cell.index, cell.number, module.original[cell.index], 0) for cell in notebook.cells]
-    return Notebook(document, notebook.raw, cells, notebook.source_key)
+    return Notebook(document, notebook.raw, cells, notebook.source_key, notebook.scanned, notebook.text)
 
 
 class _Kept:
@@ -579,7 +620,7 @@ def _in_cell(module: NotebookModule, error):
 
 
 
-def source_rows(raw: bytes, notebook: Notebook) -> dict[int, list[int]]:
+def source_rows(raw: bytes, notebook: Notebook, wanted: set[int] | None = None) -> dict[int, list[int]]:
     """For each code cell (by index in the cell list): the line of the .ipynb
     file that holds each of its source lines (a list `source` holds one line
     per string, a string `source` all of them on its own line). Found from
@@ -587,7 +628,7 @@ def source_rows(raw: bytes, notebook: Notebook) -> dict[int, list[int]]:
     the C decoder."""
     from .nbjson import cells, elements
 
-    text = raw.decode("utf-8-sig")
+    text = notebook.text if notebook.text is not None and notebook.raw is raw else raw.decode("utf-8-sig")
     counted = [0, 1]  # an offset and its row: rows are counted forward from the last one asked
 
     returns = "\r" in text
@@ -605,6 +646,8 @@ def source_rows(raw: bytes, notebook: Notebook) -> dict[int, list[int]]:
     found = cells(text)
     rows: dict[int, list[int]] = {}
     for cell in notebook.cells:
+        if wanted is not None and cell.index not in wanted:
+            continue  # no finding there: its rows are not counted
         at, inner = found[cell.index]
         start = dict((k, s) for k, s, _ in inner or ()).get(notebook.source_key)
         if start is None:
@@ -636,8 +679,8 @@ def place_in_file(findings, raw: bytes, notebook: Notebook) -> None:
     hold its first and last source lines."""
     if not findings:
         return
-    rows = source_rows(raw, notebook)
     by_number = {cell.number: cell.index for cell in notebook.cells}
+    rows = source_rows(raw, notebook, {by_number.get(finding.cell, -1) for finding in findings})
     for finding in findings:
         lines = rows.get(by_number.get(finding.cell, -1))
         if not lines:
