@@ -31,9 +31,40 @@ IMPORT = b"tensorflow"
 _STAR = re.compile(rb"import[ \t]*\*")
 
 
+def _groups(tokens: tuple[bytes, ...]) -> tuple[tuple[bytes, tuple[bytes, ...]], ...]:
+    """The tokens under keys: a key is a word of two or more tokens (b"Hook":
+    the session hooks, b"KMP": the OpenMP runtime's variables), chosen
+    greedily to cover the most tokens not yet covered; a token no word
+    shares is its own key. A file without a key holds none of its tokens,
+    so most files are scanned once per key, not once per token. Derived
+    from TRIGGERS, never written out."""
+    left, groups = list(tokens), []
+    words = {token: set(_WORDS.findall(token)) for token in tokens}
+    while left:
+        counts = {}
+        for token in left:
+            for word in words[token]:
+                if len(word) >= 3:
+                    counts[word] = counts.get(word, 0) + 1
+        key = max(sorted(counts), key=lambda w: (counts[w], len(w)), default=None)
+        if key is None or counts[key] < 2:
+            groups += [(token, (token,)) for token in left]
+            break
+        groups.append((key, tuple(t for t in left if key in words[t])))
+        left = [t for t in left if key not in words[t]]
+    return tuple(sorted(groups, key=lambda group: min(map(tokens.index, group[1]))))  # the commonest first
+
+
+_WORDS = re.compile(rb"[A-Z]+(?![a-z])|[A-Z]?[a-z0-9]+")
+
+
+GROUPS = _groups(TRIGGERS)
+
+
 def may_need_codemod(source: bytes) -> bool:
     # `in` is a C memmem scan, faster here than one regular expression of all the tokens
-    if (IMPORT in source or _STAR.search(source)) and any(token in source for token in TRIGGERS):
+    if (IMPORT in source or _STAR.search(source)) and any(
+            key in source and (len(group) == 1 or any(token in source for token in group)) for key, group in GROUPS):
         return True
     return not source.isascii() and _spelled_otherwise(source)
 

@@ -76,19 +76,21 @@ def process_source(data: bytes, path: str, settings: Settings, mode: Mode,
     where earlier runs kept what they found."""
     try:
         if not may_need_codemod(data):
-            return _process(data, path, settings, mode, enabled, cache)
+            return _process(data, path, settings, mode, enabled, cache, needed=False)
         from ..codemod.engine import collector_paused
 
         with collector_paused():
-            return _process(data, path, settings, mode, enabled if enabled is not None else settings.enabled(), cache)
+            return _process(data, path, settings, mode, enabled if enabled is not None else settings.enabled(), cache,
+                            needed=True)
     except Exception as error:  # one file never stops the others
         message = " ".join(f"{type(error).__name__}: {error}".split())[:300]
         return FileResult(path, data, error=f"{path}:1:1: internal error: {message}")
 
 
-def _process(data: bytes, path: str, settings: Settings, mode: Mode, enabled: frozenset[str], cache) -> FileResult:
+def _process(data: bytes, path: str, settings: Settings, mode: Mode, enabled: frozenset[str], cache,
+             needed: bool) -> FileResult:
     result = FileResult(path, data)
-    if not may_need_codemod(data):
+    if not needed:
         result.error = undecodable(data, path)
         return result
     from ..codemod import engine

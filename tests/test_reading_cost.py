@@ -1,0 +1,180 @@
+"""What makes reading a file cheap must not change what is read: the
+pre-filter's keys, the notebook JSON read in one pass, the check of a
+rewritten notebook where it changed, and a module of the repository
+analysed only as far as a question needs (issue 26)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tfcompat_threads.codemod import prefilter
+from tfcompat_threads.codemod.analysis import Analysis
+from tfcompat_threads.codemod.project import Project
+from tfcompat_threads.codemod.source import Source
+from tfcompat_threads.lint import nbjson, notebooks
+
+
+# -- the pre-filter's keys ------------------------------------------------------------------------
+
+
+def test_every_token_is_under_one_key_that_it_holds():
+    grouped = [token for _, group in prefilter.GROUPS for token in group]
+    assert sorted(grouped) == sorted(prefilter.TRIGGERS)
+    assert all(key in token for key, group in prefilter.GROUPS for token in group)
+    assert len(prefilter.GROUPS) < len(prefilter.TRIGGERS)  # fewer scans than tokens
+
+
+@pytest.mark.parametrize("token", prefilter.TRIGGERS)
+def test_each_token_alone_still_passes_and_its_key_alone_does_not(token):
+    assert prefilter.may_need_codemod(b"import tensorflow as tf\nx = tf." + token + b"\n")
+    key = next(key for key, group in prefilter.GROUPS if token in group)
+    if key != token:
+        assert not prefilter.may_need_codemod(b"import tensorflow as tf\nx = '" + key + b"'\n")
+
+
+# -- a notebook's JSON, read once ------------------------------------------------------------------
+
+
+NOTEBOOKS = [
+    {"cells": [], "metadata": {}, "nbformat": 4},
+    {"cells": [{"cell_type": "code", "source": ["import tensorflow as tf\n", "s = tf.Session()"],
+                "outputs": [{"data": {"image/png": "iVBOR" * 1000}}], "metadata": {}}],
+     "metadata": {"kernelspec": {"language": "python"}}, "nbformat": 4, "nbformat_minor": 2},
+    {"nbformat": 4, "cells": [{"cell_type": "markdown", "source": "caf\u00e9 <b>&</b>"},
+                              {"cell_type": "code", "source": "x = 1", "source": "y = 2"}, 7, None]},
+]
+
+
+@pytest.mark.parametrize("indent", [None, 1, "\t"])
+@pytest.mark.parametrize("document", NOTEBOOKS)
+def test_the_one_pass_read_is_what_json_loads_reads_and_where_cells_finds_them(document, indent):
+    text = json.dumps(document, indent=indent)
+    nbjson._CELLS.clear()
+    expected_places = nbjson.cells(text)
+    nbjson._CELLS.clear()
+    assert nbjson.read(text) == json.loads(text)
+    assert nbjson._CELLS[1] == expected_places
+
+
+@pytest.mark.parametrize("text", [
+    '{"cells": []} x', '{"cells": [] "a": 1}', '{"cells" []}', '{"cells": [}', '{"cells": [], "cells": []}',
+    '{"worksheets": [{"cells": []}]}', '[]', '{}', '{"cells": [1,]}', '{"a": 1}',
+])
+def test_what_the_one_pass_read_does_not_take_is_left_to_json_loads(text):
+    assert nbjson.read(text) is None
+
+
+@pytest.mark.parametrize("escapes, lone", [
+    (r'"\ud83d\ude00"', False), (r'"\ud83d"', True), (r'"\ude00"', True), (r'"\\ud83d"', False),
+    (r'"\ud83d\\ude00"', True), (r'"\ud83d" "\ude00"', True), (r'"\uD83D\uDE00 \ud83d\ude01"', False),
+    (r'"\\\ud83d"', True), (r'"\ud83d\ud83d\ude00"', True),
+])
+def test_a_lone_escaped_surrogate_is_told_from_a_pair_where_it_is(escapes, lone):
+    assert notebooks._lone_surrogate_escape(escapes.encode()) is lone
+    if '" "' not in escapes:  # one JSON string: what json.loads makes of it agrees
+        text = json.loads(escapes)
+        try:
+            text.encode("utf-8")
+            assert not lone
+        except UnicodeEncodeError:
+            assert lone
+
+
+def test_a_rewrite_checked_where_it_changed_is_refused_when_the_place_held_other_text(tmp_path):
+    document = {"cells": [{"cell_type": "code", "source": ["import tensorflow as tf\n", "s = tf.Session()\n"],
+                           "metadata": {}, "outputs": []}], "metadata": {}, "nbformat": 4}
+    raw = json.dumps(document, indent=1).encode()
+    loaded = notebooks.load(raw)
+    assert loaded.scanned
+    new = {0: ["import tensorflow as tf\n", "s = tf.compat.v1.Session()\n"]}
+    written = nbjson.replace_sources(raw, "source", new, {0: document["cells"][0]["source"]}, loaded.text)
+    assert json.loads(written) == {**document, "cells": [{**document["cells"][0], "source": new[0]}]}
+    assert nbjson.replace_sources(raw, "source", new, {0: ["something else\n"]}, loaded.text) is None
+
+
+def test_fix_of_a_notebook_with_non_ascii_text_and_html_escapes_keeps_every_other_byte(tmp_path):
+    cells = [{"cell_type": "markdown", "metadata": {}, "source": ["caf\u00e9 <b>\u00e9</b>\n"]},
+             {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+              "source": ["import tensorflow as tf\n", "s = tf.Session()  # caf\u00e9 <\n"]}]
+    text = json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 2}, indent=1)
+    text = text.replace("<", "\\u003c")  # Colab's escaping
+    path = tmp_path / "n.ipynb"
+    path.write_text(text, encoding="utf-8")
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    from tests.test_cli import cli
+
+    assert cli("fix", str(path)).exit_code in (0, 1)
+    after = path.read_text(encoding="utf-8")
+    assert "tf.compat.v1.Session()  # caf\\u00e9 \\u003c" in after or "tf.compat.v1.Session()  # caf\u00e9 \\u003c" in after
+    assert after.split("tf.compat.v1")[0] == text.split("tf.Session")[0][: len(after.split("tf.compat.v1")[0])]
+    assert json.loads(after)["cells"][0] == cells[0]
+
+
+# -- a module of the repository, analysed only as far as asked -------------------------------------
+
+
+HELPER = '''import tensorflow as tf
+
+
+def is_tf2():
+    return tf.__version__.startswith("2")
+
+
+config = tf.ConfigProto(intra_op_parallelism_threads=2)
+sess = tf.Session(config=config)
+'''
+MAIN = '''import tensorflow as tf
+from helpers import is_tf2
+
+if not is_tf2():
+    sess = tf.Session()
+'''
+
+
+def test_a_module_read_for_a_guard_helper_is_not_analysed_for_its_own_findings(tmp_path):
+    (tmp_path / "helpers.py").write_text(HELPER)
+    (tmp_path / "main.py").write_text(MAIN)
+    (tmp_path / "setup.py").write_text("")
+    project = Project(tmp_path)
+    main = Analysis(Source((tmp_path / "main.py").read_bytes(), "main.py"), project, (tmp_path / "main.py").resolve())
+    assert main.tf1_regions  # the helper's return decided the branch
+    helper = project.analysis((tmp_path / "helpers.py").resolve())
+    assert helper is not None and "tf1_regions" not in vars(helper) and "units" not in vars(helper)
+    assert len(helper.units) == 1  # asked for, they are made then
+    assert "tf1_regions" in vars(helper)
+
+
+def test_what_a_lazily_made_part_read_is_part_of_the_modules_making(tmp_path):
+    (tmp_path / "helpers.py").write_text(HELPER + "from pkg.more import *\n")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "more.py").write_text("import tensorflow as tf\n")
+    (tmp_path / "setup.py").write_text("")
+    project = Project(tmp_path)
+    path = (tmp_path / "helpers.py").resolve()
+    with project.recording() as first:
+        helper = project.analysis(path)
+    with project.recording() as second:
+        again = project.analysis(path)
+        assert again is helper
+        helper.units  # made now, inside the second recording
+    with project.recording() as third:
+        project.analysis(path)  # made already: what making it asked is asked again
+    assert set(second.flat()) <= set(third.flat())
+    assert set(first.flat()) <= set(third.flat())
+
+
+def test_a_cycle_back_to_a_module_whose_rest_is_being_made_finds_no_analysis(tmp_path):
+    (tmp_path / "a.py").write_text("import tensorflow as tf\nfrom b import flag\n\nif flag():\n    s = tf.Session()\n")
+    (tmp_path / "b.py").write_text("import tensorflow as tf\nfrom a import *\n\n\ndef flag():\n    return tf.__version__ < '2'\n"
+                                   "\n\nif flag():\n    t = tf.Session()\n")
+    (tmp_path / "setup.py").write_text("")
+    from tests.test_cli import cli
+
+    result = cli("check", "--output-format", "json", str(tmp_path))
+    assert result.exit_code in (0, 1), result.output
+    assert "internal error" not in result.output
