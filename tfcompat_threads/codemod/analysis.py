@@ -63,6 +63,20 @@ class Analysis:
             self._completing = False
         return self.__dict__[name]
 
+    def _gather_all(self) -> None:
+        """Every name, attribute and call that is a symbol's, in walk order."""
+        Name, Attribute, Call = ast.Name, ast.Attribute, ast.Call
+        for node in self.names.scopes:
+            kind = type(node)  # not isinstance: cheaper, and the classes are final
+            if kind is Name or kind is Attribute:
+                symbol = self.symbol(node)
+                if symbol is not None:
+                    self.references.append((node, symbol))
+            elif kind is Call:
+                symbol = self.symbol(node.func)
+                if symbol is not None:
+                    self.calls.append((node, symbol))
+
     @property
     def completing(self) -> bool:
         """Its TensorFlow names, regions and flows are being made (a cycle
@@ -78,25 +92,27 @@ class Analysis:
         self.ifs: list[ast.If] = []
         """Every if statement, in walk order (codemod/guards.py reads their tests)."""
         imported = self.names.imported
-        Name, Attribute, Call, If = ast.Name, ast.Attribute, ast.Call, ast.If
-        Import, ImportFrom = ast.Import, ast.ImportFrom
-        star = bool(self.star_modules)
-        for node in self.names.scopes:  # every node, in walk order
-            kind = type(node)  # not isinstance: cheaper, and the classes are final
-            if kind is Name or kind is Attribute:
-                if star or _root_in(node, imported):
-                    symbol = self.symbol(node)
-                    if symbol is not None:
-                        self.references.append((node, symbol))
-            elif kind is Call:
-                if star or _root_in(node.func, imported):
-                    symbol = self.symbol(node.func)
-                    if symbol is not None:
-                        self.calls.append((node, symbol))
-            elif kind is Import or kind is ImportFrom:
-                self.imports.append(node)
-            elif kind is If:
-                self.ifs.append(node)
+        if self.star_modules:  # `from tensorflow import *`: any name may be TensorFlow's
+            self._gather_all()
+        else:  # only what an import binds can stand for a symbol: each such name, and the chain above it
+            parents, index, symbol_of = self.parents, self.index, self.symbol
+            Attribute, Call = ast.Attribute, ast.Call
+            for identifier in imported:
+                for name in index.names(identifier):
+                    chain, node, parent = [name], name, parents.get(name)
+                    while type(parent) is Attribute and parent.value is node:
+                        chain.append(parent)
+                        node, parent = parent, parents.get(parent)
+                    for link in reversed(chain):  # the outer first, as the walk meets them
+                        symbol = symbol_of(link)
+                        if symbol is not None:
+                            self.references.append((link, symbol))
+                    if type(parent) is Call and parent.func is node:
+                        symbol = symbol_of(node)
+                        if symbol is not None:
+                            self.calls.append((parent, symbol))
+        self.imports = [*self.index.of_type(ast.Import), *self.index.of_type(ast.ImportFrom)]
+        self.ifs = list(self.index.of_type(ast.If))
         from .guards import tf1_regions
 
         self.guard_values: dict = {}
@@ -365,10 +381,3 @@ def _inspects(parent: ast.AST, value: ast.AST) -> bool:
     if kind in (ast.If, ast.While, ast.IfExp, ast.Assert) and parent.test is value:
         return True
     return (kind is ast.UnaryOp and type(parent.op) is ast.Not) or kind is ast.BoolOp
-
-
-def _root_in(node: ast.AST, names: set[str]) -> bool:
-    """The Name at the root of an attribute chain is one of `names`."""
-    while type(node) is ast.Attribute:
-        node = node.value
-    return type(node) is ast.Name and node.id in names

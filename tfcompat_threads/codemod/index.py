@@ -1,7 +1,9 @@
 """What the analysis asks of one module, gathered once: after it is made,
 every question about the module's calls, attributes and names is a lookup
 (as LibCST keeps its metadata providers apart from the visitors that read
-them). Each table is filled by one pass, the first time it is asked for:
+them). The scopes walk (codemod/scopes.py) files every node by class and
+every Name by identifier as it goes; each table below is made from those
+lists the first time it is asked for, never by another walk of the module:
 
 - `functions`: every def, in the order `ast.walk` meets them (outer first);
 - `calls_named(name)`: the calls whose callee's last name is `name`
@@ -30,9 +32,10 @@ class Index:
     def __init__(self, scopes) -> None:
         self._nodes = scopes.scopes  # every node, in walk order (codemod/scopes.py)
         self._parents = scopes.parents
+        self._by_type = scopes.by_type  # filled by the same walk: Names by identifier, the rest by class
+        self._by_id = scopes.names_by_id
         self._calls: dict[str, list[ast.Call]] | None = None
         self._loads: dict[str, list[ast.Attribute]] | None = None
-        self._names: dict[str, list[ast.Name]] | None = None
         self._functions: list | None = None
         self._dynamic: list[ast.AST] | None = None
         self._methods: dict[ast.ClassDef, dict[str, list[ast.Attribute]]] | None = None
@@ -57,8 +60,8 @@ class Index:
     def calls_named(self, name: str) -> list[ast.Call]:
         if self._calls is None:
             self._calls = {}
-            for node in self._nodes:
-                if type(node) is ast.Call:
+            for node in self.of_type(ast.Call):
+                if True:
                     func = node.func
                     last = func.id if type(func) is ast.Name else func.attr if type(func) is ast.Attribute else None
                     if last is not None:
@@ -68,33 +71,28 @@ class Index:
     def loads_of(self, attr: str) -> list[ast.Attribute]:
         if self._loads is None:
             self._loads = {}
-            for node in self._nodes:
-                if type(node) is ast.Attribute and type(node.ctx) is ast.Load:
+            for node in self.of_type(ast.Attribute):
+                if type(node.ctx) is ast.Load:
                     self._loads.setdefault(node.attr, []).append(node)
         return self._loads.get(attr, [])
 
     def names(self, identifier: str) -> list[ast.Name]:
-        if self._names is None:
-            self._names = {}
-            for node in self._nodes:
-                if type(node) is ast.Name:
-                    self._names.setdefault(node.id, []).append(node)
-        return self._names.get(identifier, [])
+        return self._by_id.get(identifier, [])
 
     def of_type(self, kind: type) -> list[ast.AST]:
         """Every node of class `kind`, in walk order."""
-        if self._types is None:
-            self._types = {}
-            for node in self._nodes:
-                self._types.setdefault(type(node), []).append(node)
-        return self._types.get(kind, [])
+        if kind is ast.Name:
+            if self._types is None:
+                self._types = {ast.Name: [node for node in self._nodes if type(node) is ast.Name]}
+            return self._types[ast.Name]
+        return self._by_type.get(kind, [])
 
     @property
     def dynamic(self) -> list[ast.AST]:
         if self._dynamic is None:
-            self._dynamic = [node for node in self._nodes if (
-                type(node) is ast.Call and type(node.func) is ast.Name and node.func.id in DYNAMIC) or (
-                type(node) is ast.Attribute and node.attr == "modules")]
+            dynamic = [node for node in self.of_type(ast.Call) if type(node.func) is ast.Name and node.func.id in DYNAMIC]
+            dynamic += [node for node in self.of_type(ast.Attribute) if node.attr == "modules"]
+            self._dynamic = dynamic  # the calls, then the attributes, each in walk order
         return self._dynamic
 
     def method_uses(self, owner: ast.ClassDef) -> dict[str, list[ast.Attribute]]:
@@ -111,8 +109,8 @@ class Index:
         parents = self._parents
         found: dict[ast.ClassDef, list] = {}
         positions: dict[int, int] = {}  # a method: its place in its class's body
-        for number, node in enumerate(self._nodes):
-            if type(node) is not ast.Attribute or type(node.value) is not ast.Name:
+        for number, node in enumerate(self.of_type(ast.Attribute)):  # walk order among them is what sorts
+            if type(node.value) is not ast.Name:
                 continue
             chain, up = [], node
             while up in parents:

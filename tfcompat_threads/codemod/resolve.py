@@ -150,9 +150,8 @@ def returned_modules(analysis) -> dict:
     qualified name. Only names the module reads attributes of are asked."""
     found = {}
     parents, first = analysis.parents, _first_parts()
-    for node in analysis.names.scopes:
-        if type(node) is not ast.Assign or len(node.targets) != 1 or type(node.targets[0]) is not ast.Name \
-                or type(node.value) is not ast.Call:
+    for node in analysis.index.of_type(ast.Assign):
+        if len(node.targets) != 1 or type(node.targets[0]) is not ast.Name or type(node.value) is not ast.Call:
             continue
         # `tf.Session`, `tf.compat.v1...`: an attribute a rule's TensorFlow name begins with
         if not any(type(parents.get(name)) is ast.Attribute and parents[name].attr in first

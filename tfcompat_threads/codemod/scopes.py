@@ -133,6 +133,10 @@ class Scopes:
         """Every name an import binds, in any scope: only these (and what a
         star import brings) can stand for a module's symbol."""
         self._reads: list[tuple[ast.Name, Scope]] = []
+        self.by_type: dict[type, list[ast.AST]] = {}
+        """Every node but the Names, by class, each list in walk order (codemod/index.py's tables)."""
+        self.names_by_id: dict[str, list[ast.Name]] = {}
+        """Every Name node, by identifier, in walk order."""
         self._walk(module)
         for name, scope in self._reads:
             for binding in scope.visible(name.id):
@@ -146,6 +150,7 @@ class Scopes:
         and the scope its code runs in. A def's decorators, defaults and
         annotations run in the enclosing scope, its body in its own."""
         parents, scopes, reads = self.parents, self.scopes, self._reads
+        by_type, by_id = self.by_type, self.names_by_id
         handlers, fields_of = _HANDLERS, _FIELDS
         Name, Load, Store, AST = ast.Name, ast.Load, ast.Store, ast.AST
         pending: list[tuple[ast.AST, Scope]] = [(module, self.module_scope)]
@@ -155,12 +160,22 @@ class Scopes:
             scopes[node] = scope
             kind = type(node)
             if kind is Name:
+                known = by_id.get(node.id)
+                if known is None:
+                    by_id[node.id] = [node]
+                else:
+                    known.append(node)
                 context = type(node.ctx)
                 if context is Load:
                     reads.append((node, scope))
                 elif context is Store:
                     self._bind(node.id, node, "assign", scope=scope)
                 continue
+            known = by_type.get(kind)
+            if known is None:
+                by_type[kind] = [node]
+            else:
+                known.append(node)
             handler = handlers.get(kind)
             inner = handler(self, node, scope) if handler is not None else None
             names = fields_of.get(kind)
