@@ -567,6 +567,7 @@ def worst_candidates(dirs: list[Path]) -> list[Path]:
     walk finds (its default excludes) and parses."""
     from tfcompat_threads.codemod.prefilter import may_need_codemod
     from tfcompat_threads.lint.files import discover
+    from tfcompat_threads.lint.runner import needs_codemod
     from tfcompat_threads.lint.settings import Settings
 
     files, _ = discover([str(d) for d in dirs], Settings().excludes)
@@ -579,7 +580,7 @@ def worst_candidates(dirs: list[Path]) -> list[Path]:
             continue
         if path.suffix == ".py" and size >= BIG_PY and may_need_codemod(path.read_bytes()):
             big.append(path)
-        elif path.suffix == ".ipynb" and may_need_codemod(path.read_bytes()):
+        elif path.suffix == ".ipynb" and needs_codemod(path.read_bytes(), str(path))[0]:
             notebooks.append((size, path))
     return big + [path for _, path in sorted(notebooks, reverse=True)[:NOTEBOOKS]]
 

@@ -178,3 +178,33 @@ def test_a_cycle_back_to_a_module_whose_rest_is_being_made_finds_no_analysis(tmp
     result = cli("check", "--output-format", "json", str(tmp_path))
     assert result.exit_code in (0, 1), result.output
     assert "internal error" not in result.output
+
+
+# -- a notebook's pre-filter reads its code cells ---------------------------------------------------
+
+
+def _notebook(cells) -> bytes:
+    return json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 2}, indent=1).encode()
+
+
+def test_a_notebook_is_pre_filtered_by_its_code_cells_not_its_outputs_and_markdown():
+    from tfcompat_threads.lint.runner import needs_codemod
+
+    code = {"cell_type": "code", "metadata": {}, "execution_count": 1, "source": ["import tensorflow as tf\n"],
+            "outputs": [{"output_type": "stream", "name": "stdout", "text": ["tf.Session() " * 1000]}]}
+    markdown = {"cell_type": "markdown", "metadata": {}, "source": ["Use `tf.ConfigProto()`"]}
+    assert needs_codemod(_notebook([code, markdown]), "n.ipynb")[0] is False
+    session = dict(code, source=["import tensorflow as tf\n", "sess = tf.Session()\n"])
+    needed, loaded = needs_codemod(_notebook([session, markdown]), "n.ipynb")
+    assert needed and loaded is not None and [cell.text for cell in loaded.cells] == ["".join(session["source"])]
+    broken = b'{"cells": [{"cell_type": "code", "source": "import tensorflow as tf\\nsess = tf.Session()"'
+    assert needs_codemod(broken, "n.ipynb") == (True, None)  # unreadable: its run says why
+
+
+def test_an_unreadable_notebook_that_names_a_session_is_still_reported(tmp_path):
+    from tests.test_cli import cli
+
+    path = tmp_path / "n.ipynb"
+    path.write_bytes(b'{"cells": [{"cell_type": "code", "source": "import tensorflow as tf\\nsess = tf.Session()"')
+    result = cli("check", str(path))
+    assert result.exit_code == 2 and "not a notebook" in result.output

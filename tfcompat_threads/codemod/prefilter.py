@@ -61,6 +61,12 @@ _WORDS = re.compile(rb"[A-Z]+(?![a-z])|[A-Z]?[a-z0-9]+")
 GROUPS = _groups(TRIGGERS)
 
 
+def may_name_tensorflow(source: bytes) -> bool:
+    """The first half of the test, which a notebook's raw JSON takes (its
+    code cells take the whole test, lint/notebooks.py `needs_codemod`)."""
+    return IMPORT in source or _STAR.search(source) is not None or not source.isascii()
+
+
 def may_need_codemod(source: bytes) -> bool:
     # `in` is a C memmem scan, faster here than one regular expression of all the tokens
     if (IMPORT in source or _STAR.search(source)) and any(

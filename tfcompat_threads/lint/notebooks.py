@@ -144,6 +144,24 @@ def load(raw: bytes) -> Notebook:
     return Notebook(document, raw, code, key, scanned, decoded)
 
 
+def needs_codemod(raw: bytes) -> tuple[bool, Notebook | None]:
+    """The pre-filter of a notebook: its code cells take the byte test a .py
+    file takes (codemod/prefilter.py), not its outputs and markdown (megabytes
+    of images a test of each token would scan); (whether the codemod runs,
+    the notebook read, for the run). A notebook that cannot be read takes
+    the test on its raw bytes, and its run says why it cannot."""
+    from ..codemod.prefilter import may_name_tensorflow, may_need_codemod
+
+    if not may_name_tensorflow(raw):
+        return False, None
+    try:
+        notebook = load(raw)
+    except NotebookError:
+        return may_need_codemod(raw), None
+    code = "\n".join(cell.text for cell in notebook.cells).encode("utf-8", "surrogatepass")
+    return may_need_codemod(code), notebook
+
+
 def _lone_surrogate_escape(raw: bytes) -> bool:
     """An escape of half a surrogate pair (`\\ud83d`) in the JSON that is no
     half of an escaped pair: one the document's text may hold alone (then
@@ -567,14 +585,16 @@ def run(data: bytes, settings, fix: bool, enabled: frozenset[str], path: str | N
 
 def _fresh(notebook: Notebook, module: NotebookModule) -> Notebook:
     """The notebook as `load` read it, for a run that edits it: its cells'
-    entries are copies (a fix replaces their source), the rest is shared."""
+    entries are copies (a fix replaces their source), the rest is shared
+    (a cell still as read keeps what reading it as a module found)."""
     document = dict(notebook.document)
     copied = [dict(entry) if isinstance(entry, dict) else entry for entry in notebook.cell_list()]
     if "worksheets" in document:
         document["worksheets"] = [dict(document["worksheets"][0], cells=copied)]
     else:
         document["cells"] = copied
-    cells = [Cell(cell.index, cell.number, module.original[cell.index], 0) for cell in notebook.cells]
+    cells = [dataclasses.replace(cell, start_line=0) if cell.text == module.original[cell.index] and cell.built
+             else Cell(cell.index, cell.number, module.original[cell.index], 0) for cell in notebook.cells]
     return Notebook(document, notebook.raw, cells, notebook.source_key, notebook.scanned, notebook.text)
 
 

@@ -14,7 +14,7 @@ import enum
 import os
 from collections.abc import Iterable, Iterator
 
-from ..codemod.prefilter import may_need_codemod
+from ..codemod.prefilter import may_name_tensorflow, may_need_codemod
 from .files import FileError, read_bytes
 from .settings import Settings
 
@@ -75,20 +75,31 @@ def process_source(data: bytes, path: str, settings: Settings, mode: Mode,
     boundary of its unit of work: never raises. `cache` (lint/cache.py):
     where earlier runs kept what they found."""
     try:
-        if not may_need_codemod(data):
+        needed, loaded = needs_codemod(data, path)
+        if not needed:
             return _process(data, path, settings, mode, enabled, cache, needed=False)
         from ..codemod.engine import collector_paused
 
         with collector_paused():
             return _process(data, path, settings, mode, enabled if enabled is not None else settings.enabled(), cache,
-                            needed=True)
+                            needed=True, loaded=loaded)
     except Exception as error:  # one file never stops the others
         message = " ".join(f"{type(error).__name__}: {error}".split())[:300]
         return FileResult(path, data, error=f"{path}:1:1: internal error: {message}")
 
 
+def needs_codemod(data: bytes, path: str):
+    """(whether the codemod runs on the file: the pre-filter, the notebook
+    read for it, or None)."""
+    if path.endswith(".ipynb"):
+        from .notebooks import needs_codemod as notebook_needs
+
+        return notebook_needs(data)
+    return may_need_codemod(data), None
+
+
 def _process(data: bytes, path: str, settings: Settings, mode: Mode, enabled: frozenset[str], cache,
-             needed: bool) -> FileResult:
+             needed: bool, loaded=None) -> FileResult:
     result = FileResult(path, data)
     if not needed:
         result.error = undecodable(data, path)
@@ -104,7 +115,7 @@ def _process(data: bytes, path: str, settings: Settings, mode: Mode, enabled: fr
         if path.endswith(".ipynb"):
             try:
                 outcome, module = notebooks.run(data, settings, fix, enabled, path, memo,
-                                                add_noqa=mode is Mode.ADD_NOQA)
+                                                add_noqa=mode is Mode.ADD_NOQA, loaded=loaded)
             except notebooks.NotebookError as error:
                 result.error = f"{path}:1:1: {error}"
                 return result
@@ -237,7 +248,8 @@ def run(paths: Iterable[str], settings: Settings, mode: Mode, jobs: int | None =
             except FileError as error:
                 items.append(FileResult(path, error=str(error)))
                 continue
-            if not may_need_codemod(data):  # nothing to change: its bytes are not kept (unless not Python)
+            # nothing to change: its bytes are not kept (unless not Python); a notebook's cells are tested by a worker
+            if not (may_name_tensorflow(data) if path.endswith(".ipynb") else may_need_codemod(data)):
                 items.append(FileResult(path, error=undecodable(data, path)))
                 continue
             if enabled is None:
