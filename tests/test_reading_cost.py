@@ -74,7 +74,7 @@ def test_what_the_one_pass_read_does_not_take_is_left_to_json_loads(text):
     (r'"\\\ud83d"', True), (r'"\ud83d\ud83d\ude00"', True),
 ])
 def test_a_lone_escaped_surrogate_is_told_from_a_pair_where_it_is(escapes, lone):
-    assert notebooks._lone_surrogate_escape(escapes.encode()) is lone
+    assert nbjson.lone_surrogate_escape(escapes.encode()) is lone
     if '" "' not in escapes:  # one JSON string: what json.loads makes of it agrees
         text = json.loads(escapes)
         try:
@@ -208,3 +208,42 @@ def test_an_unreadable_notebook_that_names_a_session_is_still_reported(tmp_path)
     path.write_bytes(b'{"cells": [{"cell_type": "code", "source": "import tensorflow as tf\\nsess = tf.Session()"')
     result = cli("check", str(path))
     assert result.exit_code == 2 and "not a notebook" in result.output
+
+
+# -- a star import that cannot bring TensorFlow ------------------------------------------------------
+
+
+@pytest.mark.parametrize("helper, reported", [
+    ("import tensorflow as tf\n", True),  # the star import brings tf
+    ("from deeper import *\n", True),  # ... through another star import
+    ("import numpy as np\n", False),  # nothing there names TensorFlow: the file is not parsed
+])
+def test_a_file_that_names_tensorflow_only_through_a_star_import_is_read_when_it_may_bring_it(tmp_path, helper, reported):
+    from tests.test_cli import cli
+
+    (tmp_path / "setup.py").write_text("")
+    (tmp_path / "utils.py").write_text(helper)
+    (tmp_path / "deeper.py").write_text("import tensorflow as tf\n")
+    (tmp_path / "train.py").write_text("from utils import *\n\nsess = tf.Session()\n")
+    result = cli("check", "--output-format", "json", str(tmp_path / "train.py"))
+    found = json.loads(result.stdout)
+    assert bool(found) is reported and result.exit_code == (1 if reported else 0)
+    from tfcompat_threads.codemod.prefilter import star_may_bring_tensorflow
+
+    assert star_may_bring_tensorflow((tmp_path / "train.py").read_bytes(), str(tmp_path / "train.py")) is reported
+
+
+def test_a_star_import_statement_is_found_wherever_python_allows_one(tmp_path):
+    from tfcompat_threads.codemod.prefilter import star_may_bring_tensorflow
+
+    (tmp_path / "setup.py").write_text("")
+    (tmp_path / "utils.py").write_text("x = 1\n")
+    path = tmp_path / "train.py"
+    path.write_text("")
+    (tmp_path / "tfutils.py").write_text("import tensorflow as tf\n")
+    assert not star_may_bring_tensorflow(b"import os; from utils import *\n", str(path))
+    assert star_may_bring_tensorflow(b"import os; from tfutils import *\n", str(path))
+    assert star_may_bring_tensorflow(b"if x:\n    from utils import x; from \\\n  tensorflow import *\n", str(path))
+    assert star_may_bring_tensorflow(b"from tensorflow.compat.v1 import *\n", str(path))
+    assert not star_may_bring_tensorflow(b'"""You can from tensorflow import * here"""\n', str(path))
+    assert not star_may_bring_tensorflow(b"from utils import *\nfrom numpy import *\n", str(path))

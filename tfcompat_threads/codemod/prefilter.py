@@ -61,6 +61,52 @@ _WORDS = re.compile(rb"[A-Z]+(?![a-z])|[A-Z]?[a-z0-9]+")
 GROUPS = _groups(TRIGGERS)
 
 
+def star_may_bring_tensorflow(source: bytes, path: str | None) -> bool:
+    """For a file that names no TensorFlow itself but has a star import: may
+    one bring it? Only a star import of tensorflow, or of one of the
+    repository's modules whose bytes name it (or that has a star import that
+    may bring it, and so on), can: what a star import of a library brings
+    is no name a rule resolves, and a module the file's repository does not
+    have is not read (codemod/resolve.py `star_names`). Found from the
+    bytes: the `from m import *` statements, the modules' files."""
+    from pathlib import Path
+
+    from .project import Project
+
+    project = Project.of(path)
+    if project is None:
+        return True
+    seen: set[Path] = set()
+    pending = [(Path(path).resolve(), source)]
+    while pending:
+        here, data = pending.pop()
+        for match in _STAR_FROM.finditer(data):
+            dotted = match.group(1).decode("ascii", "replace")
+            module = dotted.lstrip(".")
+            level = len(dotted) - len(module)
+            if not level and module.split(".")[0] == "tensorflow":
+                return True
+            file = project.module_file(here, module, level)
+            if file is None or file in seen:
+                continue
+            seen.add(file)
+            other = project.read(file)
+            if other is None:
+                continue
+            if IMPORT in other or not other.isascii():
+                return True
+            pending.append((file, other))
+    return False
+
+
+# Where Python can have one: a statement at the start of a line or after a `;`,
+# its parts apart by spaces or backslash-continued lines (an `import *` in
+# text is no import).
+_GAP = rb"(?:[ \t]|\\\r?\n)"
+_STAR_FROM = re.compile(rb"(?:^|;)" + _GAP + rb"*from" + _GAP + rb"+(\.*[\w.]*)" + _GAP + rb"+import" + _GAP
+                        + rb"*\*", re.MULTILINE)
+
+
 def may_name_tensorflow(source: bytes) -> bool:
     """The first half of the test, which a notebook's raw JSON takes (its
     code cells take the whole test, lint/notebooks.py `needs_codemod`)."""
@@ -72,10 +118,10 @@ def may_need_codemod(source: bytes) -> bool:
     if (IMPORT in source or _STAR.search(source)) and any(
             key in source and (len(group) == 1 or any(token in source for token in group)) for key, group in GROUPS):
         return True
-    return not source.isascii() and _spelled_otherwise(source)
+    return not source.isascii() and spelled_otherwise(source)
 
 
-def _spelled_otherwise(source: bytes) -> bool:
+def spelled_otherwise(source: bytes) -> bool:
     """The tokens spelled with characters Python reads as others: it
     NFKC-normalises identifiers, so `import tensorﬂow` (U+FB02) or
     fullwidth letters import TensorFlow. Normalising a whole file costs ~15x

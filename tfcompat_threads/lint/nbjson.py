@@ -311,3 +311,31 @@ def replace_sources(raw: bytes, key: str, new: dict[int, object], old: dict[int,
         return b"".join([*out, raw[position:]])
     out.append(text[position:])
     return (bom + "".join(out)).encode("utf-8")
+
+
+def lone_surrogate_escape(raw: bytes) -> bool:
+    """An escape of half a surrogate pair (`\\ud83d`) in the JSON that is no
+    half of an escaped pair: one the document's text may hold alone (then
+    notebooks.load encodes the document to find it). Escapes whose backslash is
+    itself escaped (`\\\\ud83d`) are text, not escapes."""
+    escapes = []
+    for found in _ESCAPED_SURROGATE.finditer(raw):
+        start = before = found.start()
+        while before > 0 and raw[before - 1] == 0x5C:
+            before -= 1
+        if (start - before) % 2 == 0:
+            escapes.append((start, int(raw[start + 2 : start + 6], 16)))
+    waiting = None  # the end of a high half's escape
+    for start, unit in escapes:
+        if 0xD800 <= unit < 0xDC00:
+            if waiting is not None:
+                return True
+            waiting = start + 6
+        elif waiting != start:  # a low half not right after a high one
+            return True
+        else:
+            waiting = None
+    return waiting is not None
+
+
+_ESCAPED_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")  # one half of a pair, or alone (which is not text)

@@ -30,7 +30,6 @@ _PYTHON_MAGICS = {"time": "", "timeit": "nrp", "prun": "DlsT", "debug": "b", "ca
 _VALUED_LONG = frozenset({"breakpoint"})
 _MAGIC_NAME = re.compile(r"\s*%%?(\w+)")
 _TOKEN = re.compile(r"\s+(\S+)")
-_ESCAPED_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")  # one half of a pair, or alone (which is not text)
 
 
 class NotebookError(Exception):
@@ -95,7 +94,7 @@ class Notebook:
 
 
 def load(raw: bytes) -> Notebook:
-    from .nbjson import read
+    from .nbjson import lone_surrogate_escape, read
 
     try:
         decoded = raw.decode("utf-8-sig")
@@ -109,7 +108,7 @@ def load(raw: bytes) -> Notebook:
         raise NotebookError("not a notebook (its JSON is nested too deep to read)") from None
     if not isinstance(document, dict):
         raise NotebookError("not a notebook (the JSON is not an object)")
-    if (b"\\ud" in raw or b"\\uD" in raw) and _lone_surrogate_escape(raw):  # two C scans before a regex's
+    if (b"\\ud" in raw or b"\\uD" in raw) and lone_surrogate_escape(raw):  # two C scans before a regex's
         try:
             json.dumps(document, ensure_ascii=False).encode("utf-8")
         except UnicodeEncodeError as error:
@@ -160,31 +159,6 @@ def needs_codemod(raw: bytes) -> tuple[bool, Notebook | None]:
         return may_need_codemod(raw), None
     code = "\n".join(cell.text for cell in notebook.cells).encode("utf-8", "surrogatepass")
     return may_need_codemod(code), notebook
-
-
-def _lone_surrogate_escape(raw: bytes) -> bool:
-    """An escape of half a surrogate pair (`\\ud83d`) in the JSON that is no
-    half of an escaped pair: one the document's text may hold alone (then
-    load encodes the document to find it). Escapes whose backslash is
-    itself escaped (`\\\\ud83d`) are text, not escapes."""
-    escapes = []
-    for found in _ESCAPED_SURROGATE.finditer(raw):
-        start = before = found.start()
-        while before > 0 and raw[before - 1] == 0x5C:
-            before -= 1
-        if (start - before) % 2 == 0:
-            escapes.append((start, int(raw[start + 2 : start + 6], 16)))
-    waiting = None  # the end of a high half's escape
-    for start, unit in escapes:
-        if 0xD800 <= unit < 0xDC00:
-            if waiting is not None:
-                return True
-            waiting = start + 6
-        elif waiting != start:  # a low half not right after a high one
-            return True
-        else:
-            waiting = None
-    return waiting is not None
 
 
 def _language(document: dict) -> str | None:
