@@ -61,16 +61,19 @@ def lint(source: Source, target: str, path: str | None = None,
     findings = [finding for rule in RULES.values() for finding in rule.check(context)]
     regions = context.tf1_regions
     if regions:  # code that only runs on TF1 is right where it runs: no finding, no change
-        findings = [f for f in findings if not _in_tf1_code(source, f, regions)]
+        from .guards import Spans
+
+        covered = Spans(regions)
+        findings = [f for f in findings if not _in_tf1_code(source, f, covered)]
     findings.sort(key=Finding.sort_key)
     return context, findings
 
 
-def _in_tf1_code(source: Source, finding: Finding, regions: list[tuple[int, int]]) -> bool:
+def _in_tf1_code(source: Source, finding: Finding, covered) -> bool:
     start = source.line_starts[finding.start.line - 1] + finding.start.column - 1
     edits = [e for e in (finding.fix.edits if finding.fix else ()) if isinstance(e, (Edit, StatementEdit))]
     spans = [(start, start + 1), *((e.start, max(e.end, e.start + 1)) for e in edits)]
-    return any(low < end and start_ < high for start_, end in spans for low, high in regions)
+    return any(covered.meets(start_, end) for start_, end in spans)
 
 
 def suppressions(text: str) -> dict[int, set[str]]:

@@ -120,7 +120,7 @@ def _tf1_arms(analysis) -> list[tuple[int, int]]:
 def _called_only_from(analysis, regions: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Functions every call of which is in TF1-only code (a private one, or
     one no other module calls): TF1-only too."""
-    covered = _Spans(regions)
+    covered = Spans(regions)
 
     def inside(node) -> bool:
         return covered.holds(analysis.source.start(node))
@@ -145,7 +145,7 @@ def _called_only_from(analysis, regions: list[tuple[int, int]]) -> list[tuple[in
     return found
 
 
-class _Spans:
+class Spans:
     """A union of text ranges [start, end): is an offset in one of them?"""
 
     def __init__(self, spans) -> None:
@@ -157,6 +157,11 @@ class _Spans:
     def holds(self, offset: int) -> bool:
         index = bisect.bisect_right(self._starts, offset) - 1
         return index >= 0 and offset < self._ends[index]
+
+    def meets(self, start: int, end: int) -> bool:
+        """Does [start, end) overlap one of the ranges?"""
+        index = bisect.bisect_right(self._ends, start)  # the first range that ends after `start`
+        return index < len(self._starts) and self._starts[index] < end
 
     def add(self, span: tuple[int, int]) -> None:
         start, end = span

@@ -150,12 +150,16 @@ def returned_modules(analysis) -> dict:
     qualified name. Only names the module reads attributes of are asked."""
     found = {}
     parents, first = analysis.parents, _first_parts()
+    asked: dict[str, bool] = {}  # each identifier once: a name assigned in every method is looked at once
     for node in analysis.index.of_type(ast.Assign):
         if len(node.targets) != 1 or type(node.targets[0]) is not ast.Name or type(node.value) is not ast.Call:
             continue
         # `tf.Session`, `tf.compat.v1...`: an attribute a rule's TensorFlow name begins with
-        if not any(type(parents.get(name)) is ast.Attribute and parents[name].attr in first
-                   for name in analysis.index.names(node.targets[0].id)):
+        identifier = node.targets[0].id
+        if identifier not in asked:
+            asked[identifier] = any(type(parents.get(name)) is ast.Attribute and parents[name].attr in first
+                                    for name in analysis.index.names(identifier))
+        if not asked[identifier]:
             continue
         target = resolve_function(analysis, node.value.func)
         qualified = _returned_module(target[1]) if target is not None else None
