@@ -34,7 +34,7 @@ class Outcome:
     applied. `remaining`: after `fix`, the findings of the new bytes (None
     when nothing was fixed: then they are the findings not fixed)."""
 
-    __slots__ = ("findings", "source", "remaining", "problems")
+    __slots__ = ("findings", "source", "remaining", "problems", "tree")
 
     def __init__(self, findings: list[Finding], source: bytes, remaining: list[Finding] | None = None) -> None:
         self.findings = findings
@@ -43,6 +43,8 @@ class Outcome:
         self.problems: list[SourceError] = []
         """Unknown codes in noqa comments: the module is an error, not
         rewritten, and its findings are still reported (as ruff warns and goes on)."""
+        self.tree = None
+        """The fixed module's `ast`, when the run parsed it (to check that it parses): read it there."""
 
 
 def lint(source: Source, target: str, path: str | None = None,
@@ -370,7 +372,9 @@ def _run(document: bytes | Module, filename: str | None, options: LintOptions) -
             break
         if not skipped and module.exact:  # one round did it: no need to read it all again
             new = _reparsed(module.code(), filename)
-            return Outcome(first, module.code(), _moved(before, new, edits, [f for f in final if not f.fixed]))
+            outcome = Outcome(first, module.code(), _moved(before, new, edits, [f for f in final if not f.fixed]))
+            outcome.tree = new.tree
+            return outcome
         context, final = round_(_reparsed(module.code(), filename))
         if not any(f.fixed for f in final):
             break

@@ -33,30 +33,41 @@ def _code(data: bytes, path: str) -> list[str]:
     return sources
 
 
-def tf1_names_left(data: bytes, path: str) -> Counter:
-    """`tf.NAME` -> uses, for each TF1-only name outside session config the file reads."""
+def tf1_names_left(data: bytes, path: str, tree: ast.Module | None = None) -> Counter:
+    """`tf.NAME` -> uses, for each TF1-only name outside session config the
+    file reads. `tree`: the `ast` of a .py file's `data`, when the run has it."""
     found: Counter = Counter()
     if not any(marker.rpartition(".")[2].encode() in data for marker in TF1_ONLY_OUTSIDE):
         return found  # a byte test first: most files name none of them
-    try:
-        sources = _code(data, path)
-    except ValueError:
-        return found
-    for source in sources:
+    if tree is not None and not path.endswith(".ipynb"):
+        trees = [tree]
+    else:
         try:
-            tree = ast.parse(source)
-        except (SyntaxError, ValueError):
-            continue
-        scopes = Scopes(tree)
-        for node in scopes.scopes:
-            if type(node) not in (ast.Name, ast.Attribute):
+            sources = _code(data, path)
+        except ValueError:
+            return found
+        trees = []
+        for source in sources:
+            try:
+                trees.append(ast.parse(source))
+            except (SyntaxError, ValueError):
                 continue
-            parent = scopes.parents.get(node)
-            if type(parent) is ast.Attribute and parent.value is node:
-                continue  # only the longest chain at each place
-            for name in scopes.qualified_names(node):
-                for marker in _markers(name):
-                    found[f"tf.{marker}"] += 1
+    for tree in trees:
+        scopes = Scopes(tree)
+        parents = scopes.parents
+        # only a name an import binds can stand for TensorFlow's: each such name's longest chain, once
+        uses = []
+        for identifier in scopes.imported:
+            for node in scopes.names_by_id.get(identifier, ()):
+                parent = parents.get(node)
+                while type(parent) is ast.Attribute and parent.value is node:
+                    node, parent = parent, parents.get(parent)
+                uses += [(node, marker) for name in scopes.qualified_names(node) for marker in _markers(name)]
+        if len({marker for _, marker in uses}) > 1:  # the line lists them by count, then as the walk met them
+            walked = {id(node): number for number, node in enumerate(scopes.scopes)}
+            uses.sort(key=lambda use: walked[id(use[0])])
+        for _, marker in uses:
+            found[f"tf.{marker}"] += 1
     return found
 
 

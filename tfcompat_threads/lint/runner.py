@@ -149,7 +149,7 @@ def _process(data: bytes, path: str, settings: Settings, mode: Mode, enabled: fr
     if mode is Mode.FIX:
         from .outside import tf1_names_left
 
-        result.outside = tf1_names_left(result.fixed_source, path)
+        result.outside = tf1_names_left(result.fixed_source, path, outcome.tree)
         result.findings = outcome.remaining
         result.fixed = sum(f.fixed for f in outcome.findings) if result.changed else 0
     elif mode is Mode.ADD_NOQA:  # every finding check shows is turned off; those it covered show now
