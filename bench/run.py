@@ -102,12 +102,12 @@ def bench_scan(work: Path, repeat: int) -> dict:
     settings file, the walk, the pre-filter of every file and the cache as a
     first run has it (on, emptied before each run), against a Python that
     starts and reads every .py file."""
-    from tfcompat_threads.codemod.prefilter import may_need_codemod
+    from tfcompat_threads.lint.runner import needs_codemod
 
     copy = stdlib_copy(work)
     result = compare([*TOOL, "check", "-q", str(copy)], [PYTHON, "-c", READ_ALL, str(copy)], repeat)
     files = list(copy.rglob("*.py"))
-    passed = sum(1 for path in files if may_need_codemod(path.read_bytes()))
+    passed = sum(1 for path in files if needs_codemod(path.read_bytes(), str(path))[0])  # what the run parses
     return {**result, "files": len(files), "target": 2.0, "prefilter_passed": passed,
             "cache": "on, cold" + ("" if passed else " (never opened: no file passes the pre-filter)"),
             "what": "check over a copy of the standard library (a pyproject.toml with settings) vs reading "
