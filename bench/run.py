@@ -578,7 +578,7 @@ def worst_candidates(dirs: list[Path]) -> list[Path]:
             size = path.stat().st_size
         except OSError:
             continue
-        if path.suffix == ".py" and size >= BIG_PY and may_need_codemod(path.read_bytes()):
+        if path.suffix == ".py" and size >= BIG_PY and may_need_codemod(path.read_bytes(), str(path)):
             big.append(path)
         elif path.suffix == ".ipynb" and needs_codemod(path.read_bytes(), str(path))[0]:
             notebooks.append((size, path))

@@ -107,11 +107,10 @@ def test_fix_of_a_notebook_with_non_ascii_text_and_html_escapes_keeps_every_othe
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     from tests.test_cli import cli
 
-    assert cli("fix", str(path)).exit_code in (0, 1)
+    assert cli("fix", str(path)).exit_code == 0
     after = path.read_text(encoding="utf-8")
-    assert "tf.compat.v1.Session()  # caf\\u00e9 \\u003c" in after or "tf.compat.v1.Session()  # caf\u00e9 \\u003c" in after
-    assert after.split("tf.compat.v1")[0] == text.split("tf.Session")[0][: len(after.split("tf.compat.v1")[0])]
-    assert json.loads(after)["cells"][0] == cells[0]
+    # only the session's name changed: the file's raw é and Colab's \u003c stay as the file writes them
+    assert after == text.replace("tf.Session()", "tf.compat.v1.Session()")
 
 
 # -- a module of the repository, analysed only as far as asked -------------------------------------

@@ -39,7 +39,7 @@ def transform(source: bytes, target: str = "native", filename: str | None = None
         raise ValueError(f"target must be one of {TARGETS}, not {target!r}")
     if tf_version is not None:
         release(tf_version)  # ValueError for what is no release
-    if not force and not may_need_codemod(source):
+    if not force and not may_need_codemod(source, filename):
         return Outcome([], source)
     try:
         outcome = run(source, target, filename, unsafe_fixes=unsafe_fixes, fix=fix, tf_version=tf_version)

@@ -39,7 +39,6 @@ class Index:
         self._functions: list | None = None
         self._dynamic: list[ast.AST] | None = None
         self._methods: dict[ast.ClassDef, dict[str, list[ast.Attribute]]] | None = None
-        self._types: dict[type, list[ast.AST]] | None = None
 
     @property
     def functions(self) -> list:
@@ -61,11 +60,10 @@ class Index:
         if self._calls is None:
             self._calls = {}
             for node in self.of_type(ast.Call):
-                if True:
-                    func = node.func
-                    last = func.id if type(func) is ast.Name else func.attr if type(func) is ast.Attribute else None
-                    if last is not None:
-                        self._calls.setdefault(last, []).append(node)
+                func = node.func
+                last = func.id if type(func) is ast.Name else func.attr if type(func) is ast.Attribute else None
+                if last is not None:
+                    self._calls.setdefault(last, []).append(node)
         return self._calls.get(name, [])
 
     def loads_of(self, attr: str) -> list[ast.Attribute]:
@@ -80,11 +78,9 @@ class Index:
         return self._by_id.get(identifier, [])
 
     def of_type(self, kind: type) -> list[ast.AST]:
-        """Every node of class `kind`, in walk order."""
+        """Every node of class `kind`, in walk order (Names: `names(identifier)`)."""
         if kind is ast.Name:
-            if self._types is None:
-                self._types = {ast.Name: [node for node in self._nodes if type(node) is ast.Name]}
-            return self._types[ast.Name]
+            raise ValueError("Names are filed by identifier: ask names(identifier)")
         return self._by_type.get(kind, [])
 
     @property

@@ -113,15 +113,21 @@ def may_name_tensorflow(source: bytes) -> bool:
     return IMPORT in source or _STAR.search(source) is not None or not source.isascii()
 
 
-def may_need_codemod(source: bytes) -> bool:
+def may_need_codemod(source: bytes, path: str | None = None) -> bool:
+    """The test. `path`: the file's, when it is one; then a file that names
+    TensorFlow only through a star import passes only when that import may
+    bring it (`star_may_bring_tensorflow`)."""
     # `in` is a C memmem scan, faster here than one regular expression of all the tokens
-    if (IMPORT in source or _STAR.search(source)) and any(
+    named = IMPORT in source
+    if (named or _STAR.search(source)) and any(
             key in source and (len(group) == 1 or any(token in source for token in group)) for key, group in GROUPS):
-        return True
-    return not source.isascii() and spelled_otherwise(source)
+        if named or path is None or (not source.isascii() and _spelled_otherwise(source)):
+            return True
+        return star_may_bring_tensorflow(source, path)  # it passed by its star import alone
+    return not source.isascii() and _spelled_otherwise(source)
 
 
-def spelled_otherwise(source: bytes) -> bool:
+def _spelled_otherwise(source: bytes) -> bool:
     """The tokens spelled with characters Python reads as others: it
     NFKC-normalises identifiers, so `import tensorﬂow` (U+FB02) or
     fullwidth letters import TensorFlow. Normalising a whole file costs ~15x

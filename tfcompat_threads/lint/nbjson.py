@@ -23,26 +23,8 @@ _NON_ASCII_ESCAPE = re.compile(r"\\u(?:00[89a-fA-F]|0[1-9a-fA-F]|[1-9a-fA-F])")
 
 def members(text: str, at: int) -> list[tuple[str, int, int]]:
     """(key, value start, value end) of the members of the JSON object at `at`
-    (values skipped by the C decoder)."""
-    return _object(text, at)[0]
-
-
-def _object(text: str, at: int) -> tuple[list[tuple[str, int, int]], int]:
-    """The members of the object at `at`, and where it ends."""
-    out = []
-    position = _SPACE.match(text, at + 1).end()
-    if text[position] == "}":
-        return out, position + 1
-    while True:
-        key, position = scanstring(text, position + 1)
-        position = _SPACE.match(text, position).end() + 1  # the colon
-        start = _SPACE.match(text, position).end()
-        _, end = _DECODER.raw_decode(text, start)
-        out.append((key, start, end))
-        position = _SPACE.match(text, end).end()
-        if text[position] == "}":
-            return out, position + 1
-        position = _SPACE.match(text, position + 1).end()
+    (values read by the C decoder)."""
+    return _object_read(text, at)[0]
 
 
 def read(text: str):
@@ -124,7 +106,7 @@ def _cells_read(text: str, at: int):
 
 
 def _object_read(text: str, at: int):
-    """The object at `at`: (its members as `_object` lists them, its value, where it ends)."""
+    """The object at `at`: (its members as `members` lists them, its value, where it ends)."""
     members_, value = [], {}
     position = _SPACE.match(text, at + 1).end()
     if text[position] == "}":
@@ -170,19 +152,7 @@ def cells(text: str) -> list[tuple[int, list | None]]:
         return _CELLS[1]
     found = []
     for at in _cells_array(text):
-        position = _SPACE.match(text, at + 1).end()
-        if text[position] == "]":
-            break
-        while True:
-            if text[position] == "{":
-                inner, end = _object(text, position)
-            else:
-                inner, end = None, _DECODER.raw_decode(text, position)[1]
-            found.append((position, inner))
-            position = _SPACE.match(text, end).end()
-            if text[position] == "]":
-                break
-            position = _SPACE.match(text, position + 1).end()
+        found = _cells_read(text, at)[2]
     _CELLS[:] = [text, found]
     return found
 

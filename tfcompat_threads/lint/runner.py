@@ -14,8 +14,7 @@ import enum
 import os
 from collections.abc import Iterable, Iterator
 
-from ..codemod.prefilter import (IMPORT, may_name_tensorflow, may_need_codemod, spelled_otherwise,
-                                  star_may_bring_tensorflow)
+from ..codemod.prefilter import may_name_tensorflow, may_need_codemod
 from .files import FileError, read_bytes
 from .settings import Settings
 
@@ -96,17 +95,7 @@ def needs_codemod(data: bytes, path: str):
         from .notebooks import needs_codemod as notebook_needs
 
         return notebook_needs(data)
-    return _py_needs(data, path), None
-
-
-def _py_needs(data: bytes, path: str) -> bool:
-    """The pre-filter of a .py file; one that names TensorFlow only through a
-    star import, also whether that import may bring it (`star_may_bring_tensorflow`)."""
-    if not may_need_codemod(data):
-        return False
-    if IMPORT in data or (not data.isascii() and spelled_otherwise(data)):
-        return True
-    return star_may_bring_tensorflow(data, path)  # it passed by its star import alone
+    return may_need_codemod(data, path), None
 
 
 def _process(data: bytes, path: str, settings: Settings, mode: Mode, enabled: frozenset[str], cache,
@@ -260,7 +249,7 @@ def run(paths: Iterable[str], settings: Settings, mode: Mode, jobs: int | None =
                 items.append(FileResult(path, error=str(error)))
                 continue
             # nothing to change: its bytes are not kept (unless not Python); a notebook's cells are tested by a worker
-            if not (may_name_tensorflow(data) if path.endswith(".ipynb") else _py_needs(data, path)):
+            if not (may_name_tensorflow(data) if path.endswith(".ipynb") else may_need_codemod(data, path)):
                 items.append(FileResult(path, error=undecodable(data, path)))
                 continue
             if enabled is None:
