@@ -9,8 +9,10 @@ and `diff --no-cache` over each tree (one run per tree, from inside it, as a
 user runs it). What may differ between versions without changing a finding
 or a fix is taken out: each finding's documentation `url`, the time in a
 summary line, and the summary's wording. Prints, per tree, whether the two
-versions gave the same findings and the same diff, and exits 1 if any tree
-differs (the first differing lines are shown).
+versions gave the same findings and the same diff, and what `fix --no-cache`
+prints over a copy of the tree (the files fixed, the TF1-only names each
+still uses), and exits 1 if any tree differs (the first differing lines are
+shown).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import difflib
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -50,8 +53,12 @@ def outputs(code: Path, tree: Path) -> str:
     except ValueError:
         said = check.stdout
     diff = subprocess.run([*command, "diff", "--no-cache", "."], cwd=tree, env=env, capture_output=True, text=True)
+    with tempfile.TemporaryDirectory() as work:
+        copy = Path(work) / tree.name
+        shutil.copytree(tree, copy, symlinks=True)
+        fix = subprocess.run([*command, "fix", "--no-cache", "."], cwd=copy, env=env, capture_output=True, text=True)
     lines = [SUMMARY.sub(r"\1 files checked,", re.sub(r"; [0-9.]+ s$", "", line))
-             for line in (said + "\n" + check.stderr + diff.stdout + diff.stderr).splitlines()]
+             for line in (said + "\n" + check.stderr + diff.stdout + diff.stderr + fix.stdout + fix.stderr).splitlines()]
     return "\n".join(lines) + "\n"
 
 

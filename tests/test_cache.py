@@ -301,12 +301,13 @@ def test_what_lies_where_an_entry_is_written_is_never_followed_or_waited_on(tmp_
         memo.keep(MAIN.encode(), [], None)
         assert memo.entry.is_file() and not memo.entry.is_symlink() and not temporary.exists()
         assert victim.read_text() == "mine"
-        assert memo.recall(MAIN.encode()) == ([], None)
+        assert memo.recall(MAIN.encode()) == ([], None, None)
         memo.entry.unlink()
 
 
 def test_an_entry_of_another_shape_is_a_miss(tmp_path, monkeypatch):
     """Entries are JSON, checked field by field even under the user's HMAC."""
+    from tfcompat_threads.codemod.leftover import Left
     from tfcompat_threads.lint.cache import Cache
     from tfcompat_threads.lint.settings import Settings
 
@@ -321,17 +322,25 @@ def test_an_entry_of_another_shape_is_a_miss(tmp_path, monkeypatch):
 
     finding = ["TFT002", "m", [1, 1], [1, 2], ["safe", "m", [["Edit", 0, 1, "x"]], ""], "", None, None, "error",
                [["/a.py", 3]], True, None, 1]
-    for payload in [[1, 2], [[], [1], None], [[], [], [[], [1]]], [[], [], "edits"], "nothing",
-                    [[], [finding[:-1]], None], [[], [[*finding[:8], "fatal", *finding[9:]]], None],
-                    [[], [[*finding[:9], [["/a.py", "3"]], *finding[10:]]], None],
-                    [[], [[*finding[:4], ["safe", "m", [["Popen", 1]], ""], *finding[5:]]], None],
-                    [[], [[*finding[:4], ["safe", "m", [["Edit", "0", 1, "x"]], ""], *finding[5:]]], None]]:
+    left = [[[10, 20, "tf.placeholder"]], [[0, 23]], [[30, 40, 50]], ["tf"], True]
+    for payload in [[1, 2], [[], [1], None, None], [[], [], [[], [1]], None], [[], [], "edits", None], "nothing",
+                    [[], [], None], [[], [], None, left[:4]], [[], [], None, [*left[:4], 1]],
+                    [[], [], None, [[[10, "20", "tf.placeholder"]], *left[1:]]],
+                    [[], [], None, [left[0], [[0]], *left[2:]]], [[], [], None, [*left[:2], [[30, 40]], *left[3:]]],
+                    [[], [], None, [*left[:3], [1], True]],
+                    [[], [finding[:-1]], None, None], [[], [[*finding[:8], "fatal", *finding[9:]]], None, None],
+                    [[], [[*finding[:9], [["/a.py", "3"]], *finding[10:]]], None, None],
+                    [[], [[*finding[:4], ["safe", "m", [["Popen", 1]], ""], *finding[5:]]], None, None],
+                    [[], [[*finding[:4], ["safe", "m", [["Edit", "0", 1, "x"]], ""], *finding[5:]]], None, None]]:
         memo.entry.write_bytes(sealed(payload))
         assert memo.recall(code) is None, payload
-    memo.entry.write_bytes(sealed([[], [], None]))
-    assert memo.recall(code) == ([], None)
-    memo.entry.write_bytes(sealed([[], [finding], [[["Edit", 0, 1, "x"]], [0]]]))
-    [kept], (edits, [skipped]) = memo.recall(code)
+    memo.entry.write_bytes(sealed([[], [], None, None]))
+    assert memo.recall(code) == ([], None, None)
+    memo.entry.write_bytes(sealed([[], [], None, left]))
+    assert memo.recall(code)[2] == Left(((10, 20, "tf.placeholder"),), ((0, 23),), ((30, 40, 50),), frozenset({"tf"}),
+                                        True)
+    memo.entry.write_bytes(sealed([[], [finding], [[["Edit", 0, 1, "x"]], [0]], None]))
+    [kept], (edits, [skipped]), _ = memo.recall(code)
     assert (kept.code, kept.fix.edits, edits, skipped) == ("TFT002", (Edit(0, 1, "x"),), [Edit(0, 1, "x")], kept)
     assert (kept.severity, kept.places) == ("error", (Place("/a.py", 3),))
 

@@ -13,6 +13,7 @@ from typing import NamedTuple
 from pathlib import Path
 
 from ..options import Applicability
+from . import leftover
 from .analysis import Analysis
 from .context import Context, StatementEdit
 from .findings import EnsureImport, Finding, MoveImport
@@ -34,7 +35,7 @@ class Outcome:
     applied. `remaining`: after `fix`, the findings of the new bytes (None
     when nothing was fixed: then they are the findings not fixed)."""
 
-    __slots__ = ("findings", "source", "remaining", "problems", "tree")
+    __slots__ = ("findings", "source", "remaining", "problems", "tree", "outside")
 
     def __init__(self, findings: list[Finding], source: bytes, remaining: list[Finding] | None = None) -> None:
         self.findings = findings
@@ -45,6 +46,9 @@ class Outcome:
         rewritten, and its findings are still reported (as ruff warns and goes on)."""
         self.tree = None
         """The fixed module's `ast`, when the run parsed it (to check that it parses): read it there."""
+        self.outside = None
+        """With `fix`: `tf.NAME` -> uses of each TF1-only name outside session
+        config the module still uses (codemod/leftover.py); else None."""
 
 
 def lint(source: Source, target: str, path: str | None = None,
@@ -279,6 +283,8 @@ class LintOptions(NamedTuple):
     tf_version: str | None = None
     build: str | None = None
     """"openmp": the project declares an OpenMP build of TensorFlow (intel-tensorflow)."""
+    leftover: bool = False
+    """With `fix`: count the TF1-only names outside session config the fixed module uses (`Outcome.outside`)."""
 
 
 def run(document: bytes | Module, target: str = "native", filename: str | None = None, **options) -> Outcome:
@@ -314,7 +320,8 @@ def _run(document: bytes | Module, filename: str | None, options: LintOptions) -
     when the module's bytes and everything its analysis read are unchanged.
     `tf_version`: the oldest TensorFlow ("X.Y") the fixed code must run on
     (None: the newest names)."""
-    target, wants, unsafe_fixes, fix, noqa, path, memo, add_noqa, tf_version, build = options
+    target, wants, unsafe_fixes, fix, noqa, path, memo, add_noqa, tf_version, build, counting = options
+    counting = counting and fix and not add_noqa
     if wants is None:
         from .rules import DEFAULT
 
@@ -333,9 +340,9 @@ def _run(document: bytes | Module, filename: str | None, options: LintOptions) -
     problems = unknown_codes(Source(code, filename, parse=False).text) if noqa and _has_noqa(code) else []
     if problems:
         fix = False  # what the comment meant to turn off is unclear: nothing is rewritten
-    context, findings, planned = None, None, None
+    context, findings, planned, left = None, None, None, None
     if memo is not None:
-        findings, planned = memo.recall(code) or (None, None)
+        findings, planned, left = memo.recall(code) or (None, None, None)
         if fix and planned is None and findings is not None and any(f.fixed for f in findings):
             findings = None  # kept by a check that did not plan the fix (it needs libcst): lint again
     if findings is None:
@@ -343,13 +350,16 @@ def _run(document: bytes | Module, filename: str | None, options: LintOptions) -
             context, findings = round_(Source(code, filename))
             if memo is not None and any(f.fixed for f in findings):
                 planned = _plan(context, findings, rewrite_imports=fix)
+        if counting or (memo is not None and memo.wants_left):
+            left = leftover.left_in(context.analysis.names, context.source)
         if memo is not None:
-            memo.keep(code, findings, planned)
+            memo.keep(code, findings, planned, left)
     if problems:
         for finding in findings:
             finding.fixed = False
         outcome = Outcome(findings, code)
         outcome.problems = problems
+        outcome.outside = _left_as_is(left, code, filename) if counting else None
         return outcome
     if add_noqa:  # exactly the findings check shows; those they covered may show after (remaining)
         for finding in findings:
@@ -360,7 +370,9 @@ def _run(document: bytes | Module, filename: str | None, options: LintOptions) -
         _, left = round_(_reparsed(module.code(), filename))
         return Outcome(findings, module.code(), left)
     if not fix or not any(f.fixed for f in findings):
-        return Outcome(findings, code)
+        outcome = Outcome(findings, code)
+        outcome.outside = _left_as_is(left, code, filename) if counting else None
+        return outcome
     first = final = findings
     for _ in range(MAX_ROUNDS):
         edits, skipped = planned if final is first and planned is not None else apply(
@@ -374,15 +386,30 @@ def _run(document: bytes | Module, filename: str | None, options: LintOptions) -
             new = _reparsed(module.code(), filename)
             outcome = Outcome(first, module.code(), _moved(before, new, edits, [f for f in final if not f.fixed]))
             outcome.tree = new.tree
+            counted = leftover.after(left, before.text, edits, new.text) if left is not None else None
+            outcome.outside = counted if counted is not None else leftover.in_tree(new.tree)
             return outcome
         context, final = round_(_reparsed(module.code(), filename))
         if not any(f.fixed for f in final):
             break
     if final is first:
-        return Outcome(first, module.code())
-    for finding in final:
-        finding.fixed = False
-    return Outcome(first, module.code(), final)
+        outcome = Outcome(first, module.code())
+    else:
+        for finding in final:
+            finding.fixed = False
+        outcome = Outcome(first, module.code(), final)
+    outcome.outside = _left_as_is(left if module.code() == code else None, module.code(), filename)
+    return outcome
+
+
+def _left_as_is(left: leftover.Left | None, code: bytes, filename: str | None):
+    """The TF1-only names outside session config a module uses, from its
+    `left` when there is one, else read from `code` (codemod/leftover.py)."""
+    if left is not None:
+        return leftover.counted(left)
+    if not leftover.may_name(code):
+        return leftover.counted(leftover.NOTHING)
+    return leftover.in_tree(Source(code, filename).tree)
 
 
 def _has_noqa(code: bytes) -> bool:

@@ -50,7 +50,7 @@ from pathlib import Path
 
 from ..codemod.project import Project, blake2b, digest
 
-_FORMAT = 5
+_FORMAT = 6
 _UNUSED_FOR = 7 * 24 * 3600
 _TAG = "CACHEDIR.TAG"  # https://bford.info/cachedir/: backup tools skip the folder
 _TAG_TEXT = ("Signature: 8a477f597d28d172789f06886806bc55\n"
@@ -109,6 +109,9 @@ class Cache:
 class Memo:
     """The engine's view of the cache for one file (codemod/engine.py `memo`)."""
 
+    wants_left = True
+    """It keeps what fix will say it leaves (codemod/leftover.py)."""
+
     def __init__(self, cache: Cache, path: str, project) -> None:
         self.project = project
         self.path = path
@@ -124,7 +127,7 @@ class Memo:
         return hmac.new(self.cache.secret, made_for + b"\0" + body, hashlib.sha256).hexdigest()
 
     def recall(self, code: bytes):
-        """(findings, (edits, skipped) or None) kept for exactly these bytes,
+        """(findings, (edits, skipped) or None, leftover.Left or None) kept for exactly these bytes,
         when this tool wrote them and every question their analysis asked
         gets the same answer; else None."""
         try:
@@ -133,10 +136,10 @@ class Memo:
             seal, _, body = data.partition(b"\n")
             if len(data) > _MAX_ENTRY or not hmac.compare_digest(seal, self._seal(code, body).encode()):
                 return None
-            log, findings, planned = _decoded(json.loads(body))
+            log, findings, planned, left = _decoded(json.loads(body))
             if log and (self.project is None or not self.project.answers(log)):
                 return None
-            return findings, planned
+            return findings, planned, left
         except Exception:  # a missing, partial, foreign or forged entry is a miss
             return None
 
@@ -150,11 +153,12 @@ class Memo:
             yield
         self.log = log.flat()
 
-    def keep(self, code: bytes, findings, planned) -> None:
-        """Keep the first round (before anything changes the findings)."""
+    def keep(self, code: bytes, findings, planned, left=None) -> None:
+        """Keep the first round (before anything changes the findings), and
+        the uses of TF1-only names outside session config (`left`)."""
         temporary = self.entry.with_name(f"{self.entry.name}.{os.getpid()}.tmp")
         try:
-            body = json.dumps(_encoded(self.log, findings, planned), separators=(",", ":")).encode()
+            body = json.dumps(_encoded(self.log, findings, planned, left), separators=(",", ":")).encode()
             try:
                 os.unlink(temporary)  # one a killed run left (or anything else there: never followed)
             except FileNotFoundError:
@@ -180,7 +184,7 @@ _EDITS = {"Edit": ("findings", (int, int, str)), "StatementEdit": ("context", (i
 _CLASSES: dict[str, type] = {}
 
 
-def _encoded(log, findings, planned) -> list:
+def _encoded(log, findings, planned, left) -> list:
     def edit(value):
         return [type(value).__name__, *value]
 
@@ -196,11 +200,14 @@ def _encoded(log, findings, planned) -> list:
     if planned is not None:
         edits, skipped = planned
         planned = [[edit(e) for e in edits], [next(i for i, f in enumerate(findings) if f is s) for s in skipped]]
-    return [[list(entry) for entry in log], found, planned]
+    if left is not None:
+        left = [[list(use) for use in left.uses], [list(span) for span in left.guards],
+                [list(header) for header in left.headers], sorted(left.imported), left.named]
+    return [[list(entry) for entry in log], found, planned, left]
 
 
 def _decoded(data):
-    """(log, findings, planned) of an entry's JSON; TypeError or ValueError
+    """(log, findings, planned, left) of an entry's JSON; TypeError or ValueError
     for anything not of the shape `_encoded` gives."""
     from ..codemod.findings import ERROR, WARNING, Applicability, Cover, Finding, Fix, Place, Position
 
@@ -266,7 +273,7 @@ def _decoded(data):
     def answer(value):
         return tuple(answer(v) for v in value) if type(value) is list else value
 
-    need(type(data) is list and len(data) == 3 and type(data[0]) is list and type(data[1]) is list)
+    need(type(data) is list and len(data) == 4 and type(data[0]) is list and type(data[1]) is list)
     log = [answer(entry) for entry in data[0]]
     need(all(type(entry) is tuple and entry and type(entry[0]) is str for entry in log))
     findings = [finding(f) for f in data[1]]
@@ -275,7 +282,25 @@ def _decoded(data):
         need(type(planned) is list and len(planned) == 2 and type(planned[0]) is list and type(planned[1]) is list
              and all(type(i) is int and 0 <= i < len(findings) for i in planned[1]))
         planned = ([edit(e) for e in planned[0]], [findings[i] for i in planned[1]])
-    return log, findings, planned
+    return log, findings, planned, _left(data[3], need)
+
+
+def _left(value, need):
+    """An entry's codemod.leftover.Left, checked field by field."""
+    if value is None:
+        return None
+    from ..codemod.leftover import Left
+
+    need(type(value) is list and len(value) == 5 and type(value[4]) is bool
+         and all(type(v) is list for v in value[:4]))
+    uses, guards, headers, imported, named = value
+    need(all(type(u) is list and len(u) == 3 and type(u[0]) is int and type(u[1]) is int and type(u[2]) is str
+             for u in uses))
+    need(all(type(g) is list and len(g) == 2 and all(type(i) is int for i in g) for g in guards))
+    need(all(type(h) is list and len(h) == 3 and all(type(i) is int for i in h) for h in headers))
+    need(all(type(name) is str for name in imported))
+    return Left(tuple(map(tuple, uses)), tuple(map(tuple, guards)), tuple(map(tuple, headers)), frozenset(imported),
+                named)
 
 
 # -- the folders: the user's key, and the cache's own folder -------------------------------

@@ -337,6 +337,7 @@ def _show(mode: Mode, asked: Invocation, report, entries, written: dict, fixes, 
     summary, each to the stream it goes to; the exit code."""
     from ..terminal import visible
     from . import formats
+    from .report import outside_line
 
     code_to_stdout = mode is Mode.FIX and asked.from_stdin
     data_to_stdout = code_to_stdout or mode is Mode.DIFF  # then findings and the summary go to stderr
@@ -358,10 +359,8 @@ def _show(mode: Mode, asked: Invocation, report, entries, written: dict, fixes, 
     if asked.show_fixes and fixes:
         click.echo(_fixes_list(fixes), nl=False, err=info)
     if not asked.quiet:  # what fix leaves to tf_upgrade_v2, one line a file
-        from .outside import line
-
         for path, names in report.outside:
-            click.echo(line(visible(path), names), err=info)
+            click.echo(outside_line(visible(path), names), err=info)
     for error in report.errors:
         click.echo(f"error: {visible(error)}", err=True)
     if not asked.quiet:

@@ -515,10 +515,11 @@ class NotebookModule:
 
 
 def run(data: bytes, settings, fix: bool, enabled: frozenset[str], path: str | None = None, memo=None,
-        add_noqa: bool = False, loaded: Notebook | None = None):
+        add_noqa: bool = False, loaded: Notebook | None = None, leftover: bool = False):
     """(engine outcome with findings placed in cells and the new notebook
     bytes, the NotebookModule or None when there is no code). `loaded`: the
-    notebook of `data`, already read (a copy of its own is edited)."""
+    notebook of `data`, already read (a copy of its own is edited).
+    `leftover`: count what fix leaves (engine.LintOptions)."""
     from ..codemod import engine
     from ..codemod.source import SourceError
 
@@ -531,7 +532,7 @@ def run(data: bytes, settings, fix: bool, enabled: frozenset[str], path: str | N
     try:
         outcome = engine.run(module, settings.target, None, wants=enabled.__contains__,
                              unsafe_fixes=settings.unsafe_fixes, fix=fix, path=path, memo=memo, add_noqa=add_noqa,
-                             tf_version=settings.tf_version, build=settings.build)
+                             tf_version=settings.tf_version, build=settings.build, leftover=leftover)
     except SourceError as error:
         raise _in_cell(module, error) from None
     outcome.problems = [_in_cell(module, problem) for problem in outcome.problems]
@@ -577,6 +578,9 @@ class _Kept:
     cache: its first round's findings and edits, for the fix run that tells
     whether fix can write the notebook (each recall gets findings of its own)."""
 
+    wants_left = False
+    """The fix run this is for prints nothing of what it leaves (codemod/leftover.py)."""
+
     def __init__(self) -> None:
         self.entry: tuple | None = None
 
@@ -586,15 +590,15 @@ class _Kept:
         _, findings, planned = self.entry
         copies = [dataclasses.replace(finding) for finding in findings]
         if planned is None:
-            return copies, None
+            return copies, None, None
         edits, skipped = planned
-        return copies, (list(edits), [copies[index] for index in skipped])
+        return copies, (list(edits), [copies[index] for index in skipped]), None
 
     @contextlib.contextmanager
     def recording(self):
         yield
 
-    def keep(self, code: bytes, findings, planned) -> None:
+    def keep(self, code: bytes, findings, planned, left=None) -> None:
         kept = [dataclasses.replace(finding) for finding in findings]
         if planned is not None:
             edits, skipped = planned

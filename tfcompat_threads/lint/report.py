@@ -90,3 +90,12 @@ class Report:
         if self.mode is Mode.DIFF:
             return EXIT_FINDINGS if self.changed else EXIT_CLEAN
         return EXIT_FINDINGS if self.findings else EXIT_CLEAN
+
+
+def outside_line(path: str, names) -> str:
+    """The one line `fix` prints for a file that still uses TF1-only names
+    outside session config (`names`: `tf.NAME` -> uses, codemod/leftover.py)."""
+    uses = sum(names.values())
+    listed = ", ".join(name for name, _ in names.most_common())
+    return (f"{path}: {uses} use{'s' if uses != 1 else ''} of TF1-only names outside session and thread config "
+            f"left ({listed}): not this tool's scope, `tf_upgrade_v2` rewrites them")

@@ -52,7 +52,7 @@ class FileResult:
         self.error = error
         self.cells: list[tuple[int, str, str]] = []
         self.outside = None
-        """fix: the TF1-only names outside session config the fixed file still uses (lint/outside.py)."""
+        """fix: the TF1-only names outside session config the fixed file still uses (codemod/leftover.py)."""
 
     @property
     def changed(self) -> bool:
@@ -115,7 +115,8 @@ def _process(data: bytes, path: str, settings: Settings, mode: Mode, enabled: fr
         if path.endswith(".ipynb"):
             try:
                 outcome, module = notebooks.run(data, settings, fix, enabled, path, memo,
-                                                add_noqa=mode is Mode.ADD_NOQA, loaded=loaded)
+                                                add_noqa=mode is Mode.ADD_NOQA, loaded=loaded,
+                                                leftover=mode is Mode.FIX)
             except notebooks.NotebookError as error:
                 result.error = f"{path}:1:1: {error}"
                 return result
@@ -124,7 +125,7 @@ def _process(data: bytes, path: str, settings: Settings, mode: Mode, enabled: fr
             outcome = engine.run(data, settings.target, path, wants=enabled.__contains__,
                                  unsafe_fixes=settings.unsafe_fixes, fix=fix, memo=memo,
                                  add_noqa=mode is Mode.ADD_NOQA, tf_version=settings.tf_version,
-                                 build=settings.build)
+                                 build=settings.build, leftover=mode is Mode.FIX)
     except SourceError as error:
         result.error = f"{error.where(path)}: {error.message}"
         return result
@@ -136,9 +137,7 @@ def _process(data: bytes, path: str, settings: Settings, mode: Mode, enabled: fr
         result.error = f"{first.where(path)}: {first.message}" + (
             f" (and {more} more unknown code{'s' if more > 1 else ''} in noqa comments)" if more else "")
     if mode is Mode.FIX:
-        from .outside import tf1_names_left
-
-        result.outside = tf1_names_left(result.fixed_source, path, outcome.tree)
+        result.outside = outcome.outside
         result.findings = outcome.remaining
         result.fixed = sum(f.fixed for f in outcome.findings) if result.changed else 0
     elif mode is Mode.ADD_NOQA:  # every finding check shows is turned off; those it covered show now
