@@ -49,6 +49,22 @@ def test_deep_nesting_is_one_error_and_the_other_files_are_fixed(tmp_path, jobs)
         assert (tmp_path / name).read_bytes() == LEGACY_FIXED, f"{name}: one bad file never stops the others"
 
 
+def test_a_dead_worker_among_many_folders_costs_only_its_own_file(tmp_path):
+    """Files go to the workers a folder at a time (lint/runner.py `BATCH`):
+    a worker that dies takes a batch down; every other file of it, and of
+    every batch after it, is still fixed, and the results stay in order."""
+    names = [f"{folder}/m{i:02}.py" for folder in ("a", "b", "c") for i in range(20)]
+    for name in names:
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_bytes(LEGACY)
+    (tmp_path / "b" / "m07.py").write_bytes(DEEP)
+    run = tft("fix", "-j2", ".", cwd=tmp_path)
+    assert_one_error(run, "b/m07.py")
+    fixed = [line.removeprefix("fixed ./") for line in run.stdout.splitlines() if line.startswith("fixed ")]
+    assert fixed == [name for name in names if name != "b/m07.py"], run.stdout
+    assert all((tmp_path / name).read_bytes() == LEGACY_FIXED for name in fixed)
+
+
 def python_parses(source: bytes) -> bool:
     """Whether CPython's own parser takes it (in a child: a crash there is not ours)."""
     proc = subprocess.run([sys.executable, "-c", "import ast, sys; ast.parse(sys.stdin.buffer.read())"],

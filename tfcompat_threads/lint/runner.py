@@ -209,6 +209,15 @@ def _process_item(item: tuple) -> FileResult:
     return process_source(data, path, settings, mode, enabled, cache)
 
 
+def _process_batch(batch: list[tuple]) -> list[FileResult]:
+    return [_process_item(item) for item in batch]
+
+
+# Files of one folder go to one process together, up to this many: the
+# modules they read of each other are then read by one process, not by each.
+BATCH = 16
+
+
 def _worker_init(parent: int) -> None:
     """Workers die with their parent (a killed `fix` leaves none behind, and
     none holds the caller's pipes) and do not read standard input."""
@@ -261,9 +270,11 @@ def run(paths: Iterable[str], settings: Settings, mode: Mode, jobs: int | None =
             work.append((path, data, settings, mode, enabled, kept))
             if pool is None and len(work) == 2 and jobs > 1:  # one file alone is parsed here, without a pool
                 pool = _Pool(jobs)
-                pool.submit(work[0])
+                pool.add(work[0])
             if pool is not None:
-                pool.submit(work[-1])
+                pool.add(work[-1])
+        if pool is not None:
+            pool.flush()
     except BaseException:  # Ctrl-C while reading: the work queued so far is not waited for
         if pool is not None:
             pool.executor.shutdown(wait=False, cancel_futures=True)
@@ -274,11 +285,11 @@ def run(paths: Iterable[str], settings: Settings, mode: Mode, jobs: int | None =
 
 
 class _Pool:
-    """Work items run in a process pool from the moment they are submitted;
-    `results()` in submission order. A worker that dies (a crash in native
-    code) breaks the pool: the files it left unfinished are run again one
-    process each, so the one that kills its process is reported, and the
-    others are done."""
+    """Work items run in a process pool, a folder's files together (`BATCH`),
+    from the moment their batch is complete; `results()` in the order they
+    were added. A worker that dies (a crash in native code) breaks the pool:
+    the files it left unfinished are run again one process each, so the one
+    that kills its process is reported, and the others are done."""
 
     def __init__(self, jobs: int) -> None:
         from concurrent.futures import ProcessPoolExecutor
@@ -288,16 +299,24 @@ class _Pool:
         self.executor = ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init, initargs=(os.getpid(),))
         self.work: list[tuple] = []
         self.futures: list = []
+        self.batch: list[tuple] = []
+        self.refused = False
 
-    def submit(self, item: tuple) -> None:
+    def add(self, item: tuple) -> None:
+        if self.batch and (len(self.batch) == BATCH or os.path.dirname(item[0]) != os.path.dirname(self.batch[0][0])):
+            self.flush()
+        self.work.append(item)
+        self.batch.append(item)
+
+    def flush(self) -> None:
         from concurrent.futures.process import BrokenProcessPool
 
-        self.work.append(item)
-        if len(self.futures) == len(self.work) - 1:  # none refused yet
+        batch, self.batch = self.batch, []
+        if batch and not self.refused:
             try:
-                self.futures.append(self.executor.submit(_process_item, item))
+                self.futures.append(self.executor.submit(_process_batch, batch))
             except BrokenProcessPool:
-                pass
+                self.refused = True
 
     def results(self) -> Iterator[FileResult]:
         from concurrent.futures.process import BrokenProcessPool
@@ -306,11 +325,11 @@ class _Pool:
         try:
             for future in self.futures:
                 try:
-                    result = future.result()
+                    batch = future.result()
                 except BrokenProcessPool:
                     break
-                finished += 1
-                yield result
+                finished += len(batch)
+                yield from batch
         finally:
             self.executor.shutdown(wait=True, cancel_futures=True)
         for item in self.work[finished:]:
