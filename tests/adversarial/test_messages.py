@@ -91,6 +91,20 @@ def test_a_notebook_with_a_lone_surrogate_is_a_malformed_notebook(tmp_path):
     assert path.read_bytes() == raw
 
 
+def test_a_lone_surrogate_in_an_output_is_kept_as_it_is(tmp_path):
+    """Outputs are never text to the tool (they are kept byte for byte), so
+    an escaped lone surrogate there (a stream a program wrote) does not stop
+    the cells from being fixed; its bytes stay."""
+    cell = dict(CELL, source=LEGACY.decode(), outputs=[{"name": "stdout", "output_type": "stream", "text": "HERE"}])
+    text = json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1)
+    path = _notebook(tmp_path, text.replace("HERE", "\\ud800"))
+    run = tft("fix", "n.ipynb", cwd=tmp_path)
+    assert run.returncode == 0 and "error" not in run.stderr, run
+    fixed = path.read_bytes()
+    assert b'"text": "\\ud800"' in fixed and fixed != text.replace("HERE", "\\ud800").encode()
+    assert json.loads(fixed)["cells"][0]["source"] != cell["source"]
+
+
 # Every write of the run waits a little, so that Ctrl-C comes while files are being rewritten.
 HELD_WRITES = """
 import os, stat, sys, time

@@ -386,8 +386,9 @@ def _run(document: bytes | Module, filename: str | None, options: LintOptions) -
             new = _reparsed(module.code(), filename)
             outcome = Outcome(first, module.code(), _moved(before, new, edits, [f for f in final if not f.fixed]))
             outcome.tree = new.tree
-            counted = leftover.after(left, before.text, edits, new.text) if left is not None else None
-            outcome.outside = counted if counted is not None else leftover.in_tree(new.tree)
+            if counting:
+                counted = leftover.after(left, before.text, edits, new.text) if left is not None else None
+                outcome.outside = counted if counted is not None else leftover.in_tree(new.tree)
             return outcome
         context, final = round_(_reparsed(module.code(), filename))
         if not any(f.fixed for f in final):
@@ -398,7 +399,8 @@ def _run(document: bytes | Module, filename: str | None, options: LintOptions) -
         for finding in final:
             finding.fixed = False
         outcome = Outcome(first, module.code(), final)
-    outcome.outside = _left_as_is(left if module.code() == code else None, module.code(), filename)
+    if counting:
+        outcome.outside = _left_as_is(left if module.code() == code else None, module.code(), filename)
     return outcome
 
 

@@ -250,13 +250,14 @@ def _list_layout(old: str) -> tuple[str, str, str]:
 
 
 def replace_sources(raw: bytes, key: str, new: dict[int, object], old: dict[int, object] | None = None,
-                    text: str | None = None) -> bytes | None:
+                    text: str | None = None, bytes_wanted: bool = True) -> bytes | None:
     """`raw` with the `key` value of each cell in `new` ({cell index: new
     value}) replaced; None when the JSON cannot be scanned so. With `old`
     (the values replaced, as the document `read` made holds them), each
     replaced text is checked where it is: it held the old value, and the
     new text reads as the new value (every other byte is the file's, so the
-    result reads as the document with those values: no reading it whole)."""
+    result reads as the document with those values: no reading it whole).
+    Without `bytes_wanted` (and with `old`), b"" where it would be written."""
     bom = "\ufeff" if raw.startswith(b"\xef\xbb\xbf") else ""
     text = raw.decode("utf-8-sig") if text is None else text  # `text`: raw decoded so, already
     try:
@@ -275,12 +276,28 @@ def replace_sources(raw: bytes, key: str, new: dict[int, object], old: dict[int,
         written = render(text[start:end], new[index], style)
         if old is not None and (json.loads(text[start:end]) != old[index] or json.loads(written) != new[index]):
             return None
+        if old is not None and not bytes_wanted:
+            continue
         out += [raw[position:start] if same else text[position:start], written.encode("utf-8") if same else written]
         position = end
+    if old is not None and not bytes_wanted:
+        return b""
     if same:
         return b"".join([*out, raw[position:]])
     out.append(text[position:])
     return (bom + "".join(out)).encode("utf-8")
+
+
+def lone_surrogate(raw: bytes, text: str, scanned: bool) -> bool:
+    """An escaped lone surrogate in the text the tool reads of a notebook:
+    its cells' sources (outputs and metadata are kept byte for byte, never
+    text to it). `scanned`: `read` found the cells of `text` (`raw`
+    decoded): only their sources are scanned, not megabytes of outputs;
+    else the whole file."""
+    if not scanned:
+        return lone_surrogate_escape(raw)
+    return any(lone_surrogate_escape(text[start:end].encode("utf-8"))
+               for start, end in source_spans(text, "source").values())
 
 
 def lone_surrogate_escape(raw: bytes) -> bool:

@@ -94,7 +94,7 @@ class Notebook:
 
 
 def load(raw: bytes) -> Notebook:
-    from .nbjson import lone_surrogate_escape, read
+    from .nbjson import lone_surrogate, read
 
     try:
         decoded = raw.decode("utf-8-sig")
@@ -108,7 +108,7 @@ def load(raw: bytes) -> Notebook:
         raise NotebookError("not a notebook (its JSON is nested too deep to read)") from None
     if not isinstance(document, dict):
         raise NotebookError("not a notebook (the JSON is not an object)")
-    if (b"\\ud" in raw or b"\\uD" in raw) and lone_surrogate_escape(raw):  # two C scans before a regex's
+    if lone_surrogate(raw, decoded, scanned):  # in the cells' sources: outputs are kept byte for byte
         try:
             json.dumps(document, ensure_ascii=False).encode("utf-8")
         except UnicodeEncodeError as error:
@@ -435,10 +435,12 @@ def apply_edits(notebook: Notebook, module: str, edits) -> bool:
     return changed
 
 
-def dump(notebook: Notebook) -> bytes:
+def dump(notebook: Notebook, bytes_wanted: bool = True) -> bytes:
     """The notebook with the cells' new sources: only the text of each
     changed cell's `source` is replaced in the file's bytes (a list stays a
-    list, laid out and escaped as the file has it); every other byte stays."""
+    list, laid out and escaped as the file has it); every other byte stays.
+    Without `bytes_wanted`, only whether it can be written (NotebookError if
+    not): the file's own bytes come back, not a copy of its megabytes."""
     cells = notebook.cell_list()
     new, old = {}, {}
     for cell in notebook.cells:
@@ -453,9 +455,9 @@ def dump(notebook: Notebook) -> bytes:
     from .nbjson import replace_sources
 
     if notebook.scanned:
-        written = replace_sources(notebook.raw, notebook.source_key, new, old, notebook.text)
+        written = replace_sources(notebook.raw, notebook.source_key, new, old, notebook.text, bytes_wanted)
         if written is not None:
-            return written
+            return written if bytes_wanted else notebook.raw
         raise NotebookError("cannot find its cells' source in the JSON; fix it by hand")
     written = replace_sources(notebook.raw, notebook.source_key, new)
     try:
@@ -515,11 +517,13 @@ class NotebookModule:
 
 
 def run(data: bytes, settings, fix: bool, enabled: frozenset[str], path: str | None = None, memo=None,
-        add_noqa: bool = False, loaded: Notebook | None = None, leftover: bool = False):
+        add_noqa: bool = False, loaded: Notebook | None = None, leftover: bool = False, trial: bool = False):
     """(engine outcome with findings placed in cells and the new notebook
     bytes, the NotebookModule or None when there is no code). `loaded`: the
     notebook of `data`, already read (a copy of its own is edited).
-    `leftover`: count what fix leaves (engine.LintOptions)."""
+    `leftover`: count what fix leaves (engine.LintOptions). `trial`: a fix
+    run that only tells whether fix can write the notebook (its bytes are
+    not made)."""
     from ..codemod import engine
     from ..codemod.source import SourceError
 
@@ -542,11 +546,12 @@ def run(data: bytes, settings, fix: bool, enabled: frozenset[str], path: str | N
         module.place(remaining, len(module.builds) - 1)
     try:
         if module.changed_cells():
-            outcome.source = dump(notebook)
+            outcome.source = dump(notebook, bytes_wanted=not trial)
         else:
             outcome.source = data
             fixable = not fix and any(f.fixed for f in outcome.findings)
-            if fixable and run(data, settings, True, enabled, path, memo, loaded=_fresh(notebook, module))[1] is None:
+            if fixable and run(data, settings, True, enabled, path, memo, loaded=_fresh(notebook, module),
+                               trial=True)[1] is None:
                 raise NotebookError(UNWRITABLE)  # check marks fixable only what fix can write
     except NotebookError:
         for finding in outcome.findings:
