@@ -157,3 +157,49 @@ def test_a_method_called_from_a_nested_function_is_no_internal_error():
               b"            return inner()\n")
     [finding] = run(source, "native", "model.py").findings
     assert finding.code == "TFT005" and "_helper() is used in a way the codemod does not follow" in finding.message
+
+
+@pytest.mark.parametrize("module, may", [
+    ("import tensorflow as tf\n\ndef helper():\n    return tf.__version__.startswith('1')\n", True),
+    ('def helper():\n    """Says."""\n    return IS_TF1\n', True),
+    ("def helper():\n    x = tf.get_default_graph()\n    return x is not None\n", False),  # two statements
+    ("def helper():\n    return\n", False),  # no value
+    ("def other():\n    return 1\n", False),  # no def of the name
+    ("step = tf.train.get_global_step()\n\ndef helper():\n    step.eval()\n    return 1\n", False),
+    ("class A:\n    def helper(self):\n        return 1\n\ndef helper():\n    pass\n    return 2\n", True),  # any def
+    ("from utils import *\n\ndef x():\n    return 1\n", True),  # a star import may bring it
+    ("def f():\n    global helper\n    helper = g\n", True),  # `global` may bind it
+    ("def f(): global helper\n", True),
+    ('def helper():\n    x = """\nend"""\n    return x\n', True),  # lines it cannot read alone
+    ("def helper():\r\n    return 1\r\n", True),
+    ("async def helper():\n    return await g()\n", True),
+    ("def helper(\n  a=1,\n):\n    # a comment\n\n    return a\n", True),
+])
+def test_a_module_is_analysed_for_a_helper_only_when_its_bytes_may_define_one(module, may):
+    """A version check's helper must be a def whose body is one `return`:
+    another module whose bytes cannot define one so is not analysed
+    (codemod/resolve.py `may_return_one`); where that cannot be told, it may."""
+    from tfcompat_threads.codemod.resolve import may_return_one
+
+    assert may_return_one(module.encode(), "helper") is may
+
+
+def test_a_helper_module_whose_def_is_no_one_return_is_not_analysed(tmp_path):
+    """The check says the same as before, and the helper's module is never analysed."""
+    from tfcompat_threads.codemod import engine
+    from tfcompat_threads.codemod.project import Project
+
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    (tmp_path / "layers.py").write_text("import tensorflow as tf\n\ndef is_xla():\n    ctx = tf.get_default_graph()\n"
+                                        "    return ctx is None\n\ndef is_tf1():\n    return tf.__version__[0] == '1'\n")
+    main = tmp_path / "main.py"
+    main.write_text("import tensorflow as tf\nimport layers\n\nif layers.is_xla():\n    s = tf.Session()\n")
+    found = engine.run(main.read_bytes(), "native", str(main), fix=False)
+    assert [f.start.line for f in found.findings if f.code == "TFT002"] == [5], found.findings
+    project = Project.of(str(main))
+    assert project.analysed() == []
+    main.write_text(main.read_text() + "if layers.is_tf1():\n    t = tf.Session()\n")
+    project.begin()
+    found = engine.run(main.read_bytes(), "native", str(main), fix=False)
+    assert [f.start.line for f in found.findings if f.code == "TFT002"] == [5], found.findings  # not 7: TF1 only
+    assert project.analysed() == [(tmp_path / "layers.py").resolve()]  # for is_tf1, the one-return helper

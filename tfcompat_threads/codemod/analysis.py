@@ -162,8 +162,8 @@ class Analysis:
     def first_op_before(self, node: ast.AST) -> ast.Call | None:
         return order.first_op_before(self, node)
 
-    def resolve_function(self, func: ast.AST):
-        return resolve.resolve_function(self, func)
+    def resolve_function(self, func: ast.AST, one_return: bool = False):
+        return resolve.resolve_function(self, func, one_return)
 
     def calls_elsewhere(self, function) -> list[tuple]:
         return resolve.calls_elsewhere(self, function)

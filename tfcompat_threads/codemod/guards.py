@@ -206,7 +206,7 @@ def _helper_return(analysis, call: ast.Call):
     docstring); None otherwise."""
     if call.args or call.keywords or type(call.func) not in (ast.Name, ast.Attribute):
         return None
-    found = analysis.resolve_function(call.func)
+    found = analysis.resolve_function(call.func, one_return=True)
     if found is None:
         return None
     other, function = found
@@ -313,7 +313,7 @@ def _call(analysis, node: ast.Call, major: str):
 def _predicate(analysis, func: ast.expr, major: str):
     """The value of a call of the repository's own function that returns
     one expression (`def is_tf2(): return tf.__version__.startswith("2")`)."""
-    target = analysis.resolve_function(func)
+    target = analysis.resolve_function(func, one_return=True)
     if target is None or _depth[0] >= MAX_PREDICATE_DEPTH:
         raise Undecided
     where, function = target

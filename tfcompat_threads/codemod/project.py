@@ -37,6 +37,8 @@ class Project:
         self._generation = 0
         self._module_files: dict[tuple, Path | None] = {}
         self._resolved: dict[Path, Path] = {}
+        self.told: dict[tuple[int, str], tuple[bytes, bool]] = {}
+        """Whether a module's bytes may define a one-return function of a name (codemod/resolve.py `may_return_one`)."""
 
     @staticmethod
     def of(filename: str | None) -> Project | None:

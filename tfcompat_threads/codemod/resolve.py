@@ -8,7 +8,9 @@ modules (`calls_elsewhere`), and code outside the repository (`outside`).
 from __future__ import annotations
 
 import ast
+import re
 import sys
+import textwrap
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 LIBRARIES = ("tensorflow.", "keras.", "tf_keras.", "tfcompat_threads.")  # their attributes are theirs
@@ -68,10 +70,12 @@ def _outside_module(analysis, qualified: str) -> str | None:
     return top
 
 
-def resolve_function(analysis, func: ast.AST):
+def resolve_function(analysis, func: ast.AST, one_return: bool = False):
     """(analysis, def) of the function a call calls (a class: its
     __init__), in this module or another of the repository; None when
-    it is not ours to read."""
+    it is not ours to read. `one_return`: only a function whose body is
+    one `return` is wanted (a version check's helper): another module is
+    analysed only when its bytes may define one so (`may_return_one`)."""
     if type(func) is ast.Name:
         scope = analysis.scope_of(func)
         bindings = scope.visible(func.id) if scope is not None else []
@@ -92,8 +96,64 @@ def resolve_function(analysis, func: ast.AST):
     if len(parts) < 2:
         return None
     path = analysis.project.module_file(analysis.path, ".".join(parts[:-1]), level)
-    other = analysis.project.analysis(path) if path is not None else None
+    if path is None or (one_return and not may_return_one(analysis.project.read(path), parts[-1],
+                                                           analysis.project.told)):
+        return None
+    other = analysis.project.analysis(path)
     return exported(other, parts[-1]) if other is not None else None
+
+
+def may_return_one(data: bytes | None, name: str, told: dict | None = None) -> bool:
+    """Whether a module's bytes may define `name` as a function whose body
+    (after a docstring) is one `return` of a value: each `def name` in them
+    is read alone, as far as its indented lines go, for ~1% of what reading
+    and analysing the module costs. Where it cannot be told so (a star
+    import, `global`, a def split by a backslash, a def that does not read
+    alone, line endings other than newlines), it may. `told`: the answers
+    so far (a Project's), by the bytes' identity: a module read again is
+    told again."""
+    if data is None:
+        return True
+    told = {} if told is None else told
+    known = told.get((id(data), name))
+    if known is None or known[0] is not data:
+        known = told[(id(data), name)] = (data, _may_return_one(data, name))
+    return known[1]
+
+
+def _may_return_one(data: bytes, name: str) -> bool:
+    if _STAR_IMPORT.search(data) or _SPLIT_DEF.search(data) or b"\r" in data or any(
+            _GLOBAL_BEFORE.search(data[max(0, m.start() - 200): m.start()]) for m in _GLOBAL.finditer(data)):
+        return True
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return True
+    lines = None
+    for found in re.finditer(rf"^([ \t]*)(?:async[ \t]+)?def[ \t]+{re.escape(name)}\b", text, re.MULTILINE):
+        if lines is None:
+            lines = text.split("\n")
+        first = text.count("\n", 0, found.start())
+        indent = len(found.group(1).expandtabs())
+        last = first + 1
+        while last < len(lines):
+            line = lines[last].expandtabs()
+            stripped = line.lstrip()
+            if stripped and not stripped.startswith("#") and len(line) - len(stripped) <= indent:
+                break
+            last += 1
+        try:
+            tree = ast.parse(textwrap.dedent("\n".join(lines[first:last])))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return True
+        if len(tree.body) != 1 or not isinstance(tree.body[0], _FUNCTIONS):
+            return True
+        body = tree.body[0].body
+        if body and type(body[0]) is ast.Expr and type(body[0].value) is ast.Constant:
+            body = body[1:]
+        if len(body) == 1 and type(body[0]) is ast.Return and body[0].value is not None:
+            return True
+    return False
 
 
 def exported(analysis, name: str, depth: int = 0):
@@ -229,3 +289,11 @@ def _callable(analysis, node):
         init = next((m for m in node.body if isinstance(m, _FUNCTIONS) and m.name == "__init__"), None)
         return (analysis, init) if init is not None else None
     return None
+
+
+_STAR_IMPORT = re.compile(rb"import[ \t]*\*")
+_SPLIT_DEF = re.compile(rb"\bdef[ \t]*\\")
+# A `global` statement where one can be: at a line's start, after `;`, or after a header's `:`
+# (the word found at C speed, then what stands before it).
+_GLOBAL = re.compile(rb"global[ \t]+[A-Za-z_]")
+_GLOBAL_BEFORE = re.compile(rb"(?:\A|\n|[;:])[ \t]*\Z")
