@@ -25,6 +25,7 @@ _SKIPPED = frozenset({".git", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", "n
 class Project:
     def __init__(self, root: Path) -> None:
         self.root = root
+        self._real_root = root.resolve()
         self._analyses: dict[Path, object] = {}
         self._files: list[Path] | None = None
         self._notebooks: list[Path] = []
@@ -290,9 +291,11 @@ class Project:
         for base in bases:
             for candidate in (base.joinpath(*parts).with_suffix(".py") if parts else None,
                               base.joinpath(*parts, "__init__.py")):
-                if candidate is not None and candidate.is_file() and _inside(candidate, self.root):
-                    found = candidate.resolve()
-                    break
+                if candidate is not None and candidate.is_file():
+                    real = candidate.resolve()  # once: it is what is found, and where it is
+                    if _within(real, self._real_root):
+                        found = real
+                        break
             if found is not None:
                 break
         self._module_files[key] = found  # the repository's files are listed once per run, too
@@ -356,9 +359,10 @@ def _cached(root: Path) -> Project:
     return _PROJECTS[root]
 
 
-def _inside(path: Path, root: Path) -> bool:
+def _within(path: Path, root: Path) -> bool:
+    """`path` (resolved) is `root` (resolved) or below it."""
     try:
-        path.resolve().relative_to(root.resolve())
+        path.relative_to(root)
         return True
     except ValueError:
         return False
