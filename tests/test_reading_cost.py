@@ -246,3 +246,38 @@ def test_a_star_import_statement_is_found_wherever_python_allows_one(tmp_path):
     assert star_may_bring_tensorflow(b"from tensorflow.compat.v1 import *\n", str(path))
     assert not star_may_bring_tensorflow(b'"""You can from tensorflow import * here"""\n', str(path))
     assert not star_may_bring_tensorflow(b"from utils import *\nfrom numpy import *\n", str(path))
+
+
+def test_the_pool_gets_a_folders_files_together_and_a_small_tree_shared_out():
+    """lint/runner.py `_Pool`: consecutive files of one folder go to one
+    process together (their modules are read once), at most BATCH, and never
+    so many that a small tree stays in one process; a new folder starts a
+    new batch."""
+    from tfcompat_threads.lint import runner
+
+    class Recorder:
+        def __init__(self):
+            self.batches = []
+
+        def submit(self, function, batch):
+            self.batches.append([item[0] for item in batch])
+
+        def shutdown(self, **_):
+            pass
+
+    def batches(paths, jobs=2):
+        pool = runner._Pool(jobs)
+        pool.executor.shutdown()
+        pool.executor = Recorder()
+        for path in paths:
+            pool.add((path,))
+        pool.flush()
+        return pool.executor.batches
+
+    small = batches([f"pkg/m{i}.py" for i in range(17)])
+    assert sum(small, []) == [f"pkg/m{i}.py" for i in range(17)]
+    assert max(map(len, small)) <= 3 and len(small) >= 8, small  # both processes get work
+    large = batches([f"pkg/m{i}.py" for i in range(400)])
+    assert max(map(len, large)) == runner.BATCH and sum(map(len, large)) == 400
+    mixed = batches([f"a/m{i}.py" for i in range(200)] + ["b/x.py", "b/y.py", "c/z.py"])
+    assert mixed[-2:] == [["b/x.py", "b/y.py"], ["c/z.py"]]

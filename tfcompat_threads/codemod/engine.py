@@ -393,14 +393,15 @@ def _run(document: bytes | Module, filename: str | None, options: LintOptions) -
         context, final = round_(_reparsed(module.code(), filename))
         if not any(f.fixed for f in final):
             break
+    written = module.code()
     if final is first:
-        outcome = Outcome(first, module.code())
+        outcome = Outcome(first, written)
     else:
         for finding in final:
             finding.fixed = False
-        outcome = Outcome(first, module.code(), final)
+        outcome = Outcome(first, written, final)
     if counting:
-        outcome.outside = _left_as_is(left if module.code() == code else None, module.code(), filename)
+        outcome.outside = _left_as_is(left if written == code else None, written, filename)
     return outcome
 
 

@@ -215,6 +215,8 @@ def _process_batch(batch: list[tuple]) -> list[FileResult]:
 
 # Files of one folder go to one process together, up to this many: the
 # modules they read of each other are then read by one process, not by each.
+# A batch holds at most a (4 x jobs)th of the files added before it, so that
+# a small tree (17 files in one folder) is still shared out between the processes.
 BATCH = 16
 
 
@@ -297,13 +299,15 @@ class _Pool:
         from ..codemod import engine  # noqa: F401  imported once here, inherited by the forked workers
 
         self.executor = ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init, initargs=(os.getpid(),))
+        self.jobs = jobs
         self.work: list[tuple] = []
         self.futures: list = []
         self.batch: list[tuple] = []
         self.refused = False
 
     def add(self, item: tuple) -> None:
-        if self.batch and (len(self.batch) == BATCH or os.path.dirname(item[0]) != os.path.dirname(self.batch[0][0])):
+        size = min(BATCH, 1 + (len(self.work) - len(self.batch)) // (4 * self.jobs))
+        if self.batch and (len(self.batch) >= size or os.path.dirname(item[0]) != os.path.dirname(self.batch[0][0])):
             self.flush()
         self.work.append(item)
         self.batch.append(item)
