@@ -23,6 +23,7 @@ time.
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import os
 import random
@@ -34,6 +35,7 @@ import sysconfig
 import tempfile
 import textwrap
 import time
+import warnings
 from pathlib import Path
 
 PYTHON = sys.executable
@@ -41,6 +43,8 @@ BIN = Path(PYTHON).parent
 TOOL = [str(BIN / "tfcompat-threads")] if (BIN / "tfcompat-threads").exists() else [PYTHON, "-m", "tfcompat_threads"]
 ROOT = Path(__file__).resolve().parent.parent
 READ_ALL = "import pathlib, sys\nfor p in pathlib.Path(sys.argv[1]).rglob('*.py'):\n    p.read_bytes()\n"
+READ_ALL_CLICK_SEARCH = ("import pathlib, sys, click\nfor p in pathlib.Path(sys.argv[1]).rglob('*.py'):\n"
+                         "    b'tensorflow' in p.read_bytes()\n")
 
 
 def cache_folder() -> Path | None:
@@ -105,10 +109,14 @@ def bench_scan(work: Path, repeat: int) -> dict:
     from tfcompat_threads.lint.runner import needs_codemod
 
     copy = stdlib_copy(work)
-    result = compare([*TOOL, "check", "-q", str(copy)], [PYTHON, "-c", READ_ALL, str(copy)], repeat)
+    read_all = [PYTHON, "-c", READ_ALL, str(copy)]
+    result = compare([*TOOL, "check", "-q", str(copy)], read_all, repeat)
+    # what any click command that reads the files and searches each once for `tensorflow` pays
+    least = compare([PYTHON, "-c", READ_ALL_CLICK_SEARCH, str(copy)], read_all, repeat)
     files = list(copy.rglob("*.py"))
     passed = sum(1 for path in files if needs_codemod(path.read_bytes(), str(path))[0])  # what the run parses
     return {**result, "files": len(files), "target": 2.0, "prefilter_passed": passed,
+            "floors": {"click, read, one search": {"s": least["subject_s"], "ratio": least["ratio"]}},
             "cache": "on, cold" + ("" if passed else " (never opened: no file passes the pre-filter)"),
             "what": "check over a copy of the standard library (a pyproject.toml with settings) vs reading "
                     "every .py file in Python"}
@@ -585,27 +593,62 @@ def worst_candidates(dirs: list[Path]) -> list[Path]:
     return big + [path for _, path in sorted(notebooks, reverse=True)[:NOTEBOOKS]]
 
 
-def parse_floor(path: str, data: bytes) -> None:
+def parse_floor(path: str, data: bytes) -> list:
     """Python's own reading of the file: ast.parse; for a notebook json.loads
-    and ast.parse of each code cell (a line of IPython (%, !) made a comment)."""
-    import ast
-
+    and ast.parse of each code cell (a line of IPython (%, !) made a comment).
+    The modules."""
     if not path.endswith(".ipynb"):
-        ast.parse(data)
-        return
+        return [ast.parse(data)]
     notebook = json.loads(data)
+    sources = []
     for cell in notebook.get("cells") or notebook.get("worksheets", [{}])[0].get("cells", []):
         if cell.get("cell_type") != "code":
             continue
         source = cell.get("source", cell.get("input", ""))
-        source = "".join(source) if isinstance(source, list) else source
+        sources.append("".join(source) if isinstance(source, list) else source)
+    return parse_cells(sources)
+
+
+def parse_cells(sources: list[str]) -> list:
+    modules = []
+    for source in sources:
         try:
-            ast.parse(source)
+            modules.append(ast.parse(source))
         except SyntaxError:
             try:
-                ast.parse("\n".join("#" + line if line.lstrip()[:1] in ("%", "!") else line
-                                    for line in source.split("\n")))
+                modules.append(ast.parse("\n".join("#" + line if line.lstrip()[:1] in ("%", "!") else line
+                                                    for line in source.split("\n"))))
             except SyntaxError:
+                pass
+    return modules
+
+
+def floor_run(folders: list[str], walk: bool) -> None:
+    """The part of a check no analysis can skip, in one process: the tool's
+    walk, its bounded read and its pre-filter of every file, and Python's
+    parse of each file that passes (a notebook: of the code cells the
+    pre-filter read); with `walk`, one bare `ast.walk` of each module, the
+    least a Python analysis that visits every node does."""
+    from tfcompat_threads.lint.files import FileError, discover, read_bytes
+    from tfcompat_threads.lint.runner import needs_codemod
+    from tfcompat_threads.lint.settings import Settings
+
+    warnings.simplefilter("ignore")  # the tool shows no parser warning either
+    files, _ = discover(folders, Settings().excludes)
+    for name in files:
+        try:
+            data = read_bytes(name)
+        except FileError:
+            continue
+        needed, notebook = needs_codemod(data, name)
+        if not needed:
+            continue
+        try:
+            modules = parse_cells([cell.text for cell in notebook.cells]) if notebook else [ast.parse(data)]
+        except (SyntaxError, ValueError):
+            continue
+        for module in modules if walk else ():
+            for _ in ast.walk(module):
                 pass
 
 
@@ -714,13 +757,17 @@ def bench_ruff(work: Path, repeat: int, trees: list[Path] | None = None) -> dict
     theirs = [ruff, "check", "--no-cache", "--exit-zero", "-q", "--config", str(config), *folders]
     found = subprocess.run([*theirs[:-len(folders)], "--output-format", "concise", *folders], check=False,
                            capture_output=True, text=True).stdout
+    floors = {kind: [PYTHON, str(Path(__file__).resolve()), "--floor", kind, "--trees", *folders]
+              for kind in ("parse", "walk")}
     cpu_wall(ours)  # the file cache and .pyc files warm
-    runs = {"ours": [], "ruff": []}
+    runs = {"ours": [], "ruff": [], "parse": [], "walk": []}
     for _ in range(max(3, repeat // 3)):
         if cache_folder() is not None:
             shutil.rmtree(cache_folder(), ignore_errors=True)
         runs["ours"].append(cpu_wall(ours))
         runs["ruff"].append(cpu_wall(theirs))
+        for kind, command in floors.items():
+            runs[kind].append(cpu_wall(command))
     cpu = {k: statistics.median(c for c, _ in v) for k, v in runs.items()}
     elapsed = {k: statistics.median(w for _, w in v) for k, v in runs.items()}
     from tfcompat_threads.lint.files import discover
@@ -734,6 +781,10 @@ def bench_ruff(work: Path, repeat: int, trees: list[Path] | None = None) -> dict
             "trees": len(folders), "python_files": sum(f.endswith(".py") for f in files),
             "notebooks": sum(f.endswith(".ipynb") for f in files),
             "ruff_findings": sum(" TID251 " in line for line in found.splitlines()),
+            # what no analysis skips (start-up, walk, read, pre-filter, ast.parse of what passes),
+            # and that with one bare ast.walk of each parsed module, beside ruff's CPU
+            "floors": {kind: {"cpu_s": round(cpu[kind], 3), "ratio": round(cpu[kind] / cpu["ruff"], 2)}
+                       for kind in ("parse", "walk")},
             "ruff": subprocess.run([ruff, "--version"], check=False, capture_output=True,
                                    text=True).stdout.strip(),
             "what": f"CPU of a cold check over {len(folders)} real trees vs ruff check --select TID251 "
@@ -765,7 +816,12 @@ def main() -> int:
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--trees", type=Path, nargs="+", metavar="DIR",
                         help="folders of checkouts (bench/real_repos.tsv, ...): realrepos, worstfile, ruff")
+    parser.add_argument("--floor", choices=("parse", "walk"),
+                        help="run only the floor the ruff figure measures (over --trees) and stop")
     args = parser.parse_args()
+    if args.floor:
+        floor_run([str(folder) for folder in args.trees or ()], args.floor == "walk")
+        return 0
     results = {}
     with tempfile.TemporaryDirectory(prefix="tfcompat-bench-") as tmp:
         work = Path(tmp)

@@ -281,3 +281,33 @@ def test_the_pool_gets_a_folders_files_together_and_a_small_tree_shared_out():
     assert max(map(len, large)) == runner.BATCH and sum(map(len, large)) == 400
     mixed = batches([f"a/m{i}.py" for i in range(200)] + ["b/x.py", "b/y.py", "c/z.py"])
     assert mixed[-2:] == [["b/x.py", "b/y.py"], ["c/z.py"]]
+
+
+# -- a module's analysis is freed when its check ends ------------------------------------------
+
+
+def test_a_modules_analysis_is_freed_without_the_cyclic_collector():
+    """The units of a config hold their module's analysis only weakly, and
+    not the way they were followed: no cycle keeps the analysis, and with it
+    the module's whole tree, for the cyclic collector (which walked every
+    node of it after each file)."""
+    import gc
+    import weakref
+
+    from tfcompat_threads.codemod.engine import lint
+
+    source = Source(b"import tensorflow as tf\n\n\ndef make(config):\n    return tf.Session(config=config)\n\n\n"
+                    b"config = tf.ConfigProto(intra_op_parallelism_threads=2)\nsess = make(config)\n")
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        context, findings = lint(source, "native")
+        analysis = weakref.ref(context.analysis)
+        units = context.analysis.units
+        assert units and all(unit.home is context.analysis for unit in units)
+        assert any(f.code == "TFT001" for f in findings)
+        del context, units
+        assert analysis() is None
+    finally:
+        if enabled:
+            gc.enable()

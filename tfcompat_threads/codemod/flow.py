@@ -37,6 +37,7 @@ def follow(analysis, config: ast.Call) -> Unit:
     follow_config_value(analysis, unit, config)
     if unit.status == CONFIG_ONLY and not unit.sessions and not unit.reached_elsewhere:
         _stop(analysis, unit, GRAPH, "it reaches no session", config)
+    unit.calls_entered.clear()  # the way it went, needed only while following (it holds analyses)
     return unit
 
 

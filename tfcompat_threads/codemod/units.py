@@ -6,6 +6,7 @@ and the native fix replaces. Made by codemod/flow.py.
 from __future__ import annotations
 
 import ast
+import weakref
 from typing import NamedTuple
 
 CONFIG_ONLY = "config-only"  # every session only carries the config: TF2 calls replace it
@@ -58,8 +59,7 @@ class Unit:
         self.foreign: tuple[str, ast.AST | None] | None = None
         """Why its sessions may get another config too (a name also bound to
         something else), and where."""
-        self.home = None
-        """The module it is made in; statements elsewhere are not its to edit."""
+        self._home = None
         self.elsewhere: list[str] = []
         """Where its flow went outside its module or into a function it was
         passed to ("train.py:12"): it is followed there, not fixed there."""
@@ -75,6 +75,17 @@ class Unit:
         self.settled = False
         """Its status is known whatever its flow: made in a graph-mode program,
         where every session it can reach honours it."""
+
+    @property
+    def home(self):
+        """The module (its Analysis) it is made in; statements elsewhere are
+        not its to edit. Held weakly: the analysis holds its units, and a
+        cycle would leave the module's whole tree to the cyclic collector."""
+        return self._home() if self._home is not None else None
+
+    @home.setter
+    def home(self, analysis) -> None:
+        self._home = weakref.ref(analysis) if analysis is not None else None
 
     def stop(self, status: str, reason: str, node: ast.AST) -> None:
         if self.settled:
