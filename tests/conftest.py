@@ -10,7 +10,10 @@ holds on that release and every newer one, and `before=(2, 0)` ends the
 range (TF1-only behaviour), and `build="threadpool"` or `build="openmp"`
 keeps it to the builds whose oneDNN runs on that runtime (the official
 wheels: threadpool; Intel's: OpenMP), as the row's TensorFlow itself says
-(tests/tfproc.py `openmp_build`). On a row outside its range a test is deselected
+(tests/tfproc.py `openmp_build`), and `own_row=True` keeps it to the
+tests' own TensorFlow (the newest row: no TFCOMPAT_TEST_TF_PYTHON), for a
+test whose release-dependent part another test checks on every row. On a
+row outside its range a test is deselected
 (pytest counts it so), never run and skipped. Likewise a test marked
 `python_since((3, 11), why=...)` on an older Python."""
 
@@ -40,6 +43,7 @@ def pytest_collection_modifyitems(config, items):
         from tests.tfproc import openmp_build
 
         build = "openmp" if openmp_build() else "threadpool"
+    own = os.path.realpath(os.environ.get("TFCOMPAT_TEST_TF_PYTHON") or sys.executable) == os.path.realpath(sys.executable)
     keep, older = [], []
     for item, marker in zip(items, markers):
         outside = False
@@ -47,6 +51,7 @@ def pytest_collection_modifyitems(config, items):
             since = tuple(marker.kwargs.get("since", DEFAULT_SINCE))
             outside = release < since or release >= tuple(marker.kwargs.get("before", (99,)))
             outside = outside or marker.kwargs.get("build", build) != build
+            outside = outside or (marker.kwargs.get("own_row", False) and not own)
         python = item.get_closest_marker("python_since")
         outside = outside or (python is not None and sys.version_info[:2] < tuple(python.args[0]))
         (older if outside else keep).append(item)

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from tests.fixture_outputs import folders
-from tests.tfproc import run, same_openmp, total
+from tests.tfproc import reference_total, run, same_openmp, total
 from tfcompat_threads.codemod import TARGETS, transform
 
 FOLDERS = folders()
@@ -84,24 +84,39 @@ def distinct_runs() -> list[tuple]:
     return out
 
 
+def runnable(folder, output) -> str:
+    return (folder / output).read_text(encoding="utf-8") + "\nemit(cpus=len(os.sched_getaffinity(0)))\n"
+
+
+def expected_total(folder, output: str, intra: int, inter: int, result: dict) -> int:
+    """The threads the fixed program must have when it emit()s: those of a
+    process that asks TensorFlow itself for the legacy sizes
+    (tests/tfproc.py reference_total: tf.config.threading, the same
+    OMP_NUM_THREADS on an OpenMP build; one process per sizes in a test
+    run). A program that starts threads of its own (run.json "own_threads"
+    says which: tf.keras on 2.4) is counted against itself instead, given
+    the legacy sizes through TensorFlow's own variables (from 2.4 on the
+    pools a config gives; a setting the program makes wins over them). A
+    program that starts threads run.json does not declare fails, never
+    passes."""
+    if not json.loads((folder / "run.json").read_text()).get("own_threads"):
+        return reference_total(intra, inter, result.get("omp_num_threads"))
+    env = {"TF_NUM_INTRAOP_THREADS": str(intra), "TF_NUM_INTEROP_THREADS": str(inter), **same_openmp(result)}
+    return total(run(runnable(folder, output), env=env))
+
+
 @pytest.mark.tf(since=RUNS_SINCE)
 @pytest.mark.parametrize("folder,output", distinct_runs(), ids=lambda v: getattr(v, "name", v))
 def test_fixed_program_keeps_its_thread_settings(folder, output, tmp_path):
     """Run on this host without GPUs (so GPU options must not raise), under
     `tfcompat-threads run`: pools counted (by the test's own counter) against
-    what the legacy program asked for, and `run` calls every thread setting
-    the fixed program makes applied."""
-    program = (folder / output).read_text(encoding="utf-8") + "\nemit(cpus=len(os.sched_getaffinity(0)))\n"
+    what the legacy program asked for (expected_total), and `run` calls every
+    thread setting the fixed program makes applied."""
     report = tmp_path / "report.json"
-    result = run(program, recorded=report)
+    result = run(runnable(folder, output), recorded=report)
     intra, inter = expected_pools(folder, result["cpus"])
-    # The same program, given the legacy sizes through TensorFlow's own
-    # variables (from 2.4 on the pools a config gives; a setting the program
-    # makes wins over them): as many threads, the program's own (Keras,
-    # tf.data) included, only if its settings gave those sizes.
-    asked = run(program, env={"TF_NUM_INTRAOP_THREADS": str(intra), "TF_NUM_INTEROP_THREADS": str(inter),
-                              **same_openmp(result)})
-    assert total(result) == total(asked), (result["threads"], asked["threads"])
+    expected = expected_total(folder, output, intra, inter, result)
+    assert total(result) == expected, (result["threads"], expected)
     [process] = json.loads(report.read_text())["processes"]
     threads = {s["field"]: s["verdict"] for s in process["settings"] if s["field"].endswith("parallelism_threads")}
     asked = {f"{k}_op_parallelism_threads" for k in ("intra", "inter")

@@ -24,7 +24,7 @@ WORKLOAD = (
 )
 
 
-@pytest.mark.tf
+@pytest.mark.tf(own_row=True)  # what tune measures, on every row: tests/test_tools.py
 def test_tune_plot_writes_a_png_with_every_grid_point(tmp_path):
     from matplotlib import image
     from PIL import Image

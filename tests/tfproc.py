@@ -173,6 +173,28 @@ def total(result: dict) -> int:
     return sum(result["threads"].values())
 
 
+def once_per_run(what: str, compute):
+    """`compute()`, the first time any process of this test run asks for
+    `what` (a key naming everything the result depends on); its value after
+    that. The processes of one run (xdist's workers) share a file per key,
+    locked only while that key is computed, so that two workers never run
+    the same scenario and never wait for each other's other keys; an
+    earlier run's values are never used."""
+    run_id = os.environ.get("PYTEST_XDIST_TESTRUNUID") or str(os.getpid())  # xdist: one id for all its workers
+    key = hashlib.sha256(f"{TF_PYTHON}\0{tf_release()}\0{PRELUDE}\0{what}".encode()).hexdigest()[:32]
+    folder = Path(tempfile.gettempdir()) / f"tfcompat-threads-test-run-{run_id}"
+    folder.mkdir(exist_ok=True)
+    path = folder / f"{key}.json"
+    with open(f"{path}.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            return json.loads(path.read_text())
+        except (OSError, ValueError):
+            value = compute()
+            path.write_text(json.dumps(value))
+            return value
+
+
 def reference_total(intra: int, inter: int, omp: str | None = None) -> int:
     """The threads of a process that asks TensorFlow itself for these sizes
     (tf.config.threading) and runs work(tf), on TF_PYTHON: what the release
@@ -180,28 +202,15 @@ def reference_total(intra: int, inter: int, omp: str | None = None) -> int:
     run on an OpenMP pool of OMP_NUM_THREADS threads, with `omp` as
     OMP_NUM_THREADS (the value the counted process had: the shim sets it
     from a legacy intra-op count there; README "What the two knobs do").
-    Counted once per test run (the processes of one run share a file; an
-    earlier run's counts are never used)."""
+    Counted once per test run (once_per_run)."""
     omp = {"OMP_NUM_THREADS": omp} if omp is not None and openmp_build() else {}
-    key = hashlib.sha256(f"{TF_PYTHON}\0{tf_release()}\0{PRELUDE}\0{intra}\0{inter}\0{omp}".encode()).hexdigest()
-    run_id = os.environ.get("PYTEST_XDIST_TESTRUNUID") or str(os.getpid())  # xdist: one id for all its workers
-    path = Path(tempfile.gettempdir()) / f"tfcompat-threads-test-references-{run_id}.json"
-    with open(f"{path}.lock", "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            known = json.loads(path.read_text())
-        except (OSError, ValueError):
-            known = {}
-        if key not in known:
-            known[key] = total(run(f"""
-                import tensorflow as tf
-                tf.config.threading.set_intra_op_parallelism_threads({intra})
-                tf.config.threading.set_inter_op_parallelism_threads({inter})
-                work(tf)
-                emit()
-                """, env=omp))
-            path.write_text(json.dumps(known))
-        return known[key]
+    return once_per_run(f"reference\0{intra}\0{inter}\0{omp}", lambda: total(run(f"""
+        import tensorflow as tf
+        tf.config.threading.set_intra_op_parallelism_threads({intra})
+        tf.config.threading.set_inter_op_parallelism_threads({inter})
+        work(tf)
+        emit()
+        """, env=omp)))
 
 
 def assert_pools(result: dict, intra: int, inter: int, *, split_known: bool = True) -> None:
