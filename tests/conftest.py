@@ -43,7 +43,9 @@ def pytest_collection_modifyitems(config, items):
         from tests.tfproc import openmp_build
 
         build = "openmp" if openmp_build() else "threadpool"
-    own = os.path.realpath(os.environ.get("TFCOMPAT_TEST_TF_PYTHON") or sys.executable) == os.path.realpath(sys.executable)
+    from tests.tfproc import TF_PYTHON
+
+    own = os.path.realpath(TF_PYTHON) == os.path.realpath(sys.executable)  # the newest row's: the tests' own
     keep, older = [], []
     for item, marker in zip(items, markers):
         outside = False

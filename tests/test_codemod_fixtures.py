@@ -50,18 +50,22 @@ def test_unsafe_fixes(folder):
     compile(result.source, str(unsafe), "exec")
 
 
+def asked(folder) -> dict:
+    """The fixture's run.json."""
+    return json.loads((folder / "run.json").read_text())
+
+
 def expected_pools(folder, cpus):
-    asked = json.loads((folder / "run.json").read_text())
+    wanted = asked(folder)
     values = {"cpus": cpus, "cpus//2": max(1, cpus // 2)}
-    intra, inter = (values.get(asked[k], asked[k]) for k in ("intra", "inter"))
+    intra, inter = (values.get(wanted[k], wanted[k]) for k in ("intra", "inter"))
     return intra or cpus, inter or cpus  # 0: TensorFlow picks the number of CPUs
 
 
 def runs(folder) -> list[str]:
     """The outputs of a runnable fixture that run on TF2: run.json's
     "outputs", by default native.py and shim.py (and native_unsafe.py)."""
-    asked = json.loads((folder / "run.json").read_text()).get("outputs")
-    found = asked or ["native.py", "shim.py", "native_unsafe.py"]
+    found = asked(folder).get("outputs") or ["native.py", "shim.py", "native_unsafe.py"]
     return [name for name in found if (folder / name).exists()]
 
 
@@ -75,21 +79,18 @@ def distinct_runs() -> list[tuple]:
     other target's, with the same run.json, is the same scenario)."""
     seen, out = set(), []
     for folder in RUNNABLE:
-        asked = json.loads((folder / "run.json").read_text())
+        wanted = asked(folder)
         for name in runs(folder):
-            key = ((folder / name).read_bytes(), asked["intra"], asked["inter"])
+            key = ((folder / name).read_bytes(), wanted["intra"], wanted["inter"])
             if key not in seen:
                 seen.add(key)
                 out.append((folder, name))
     return out
 
 
-def runnable(folder, output) -> str:
-    return (folder / output).read_text(encoding="utf-8") + "\nemit(cpus=len(os.sched_getaffinity(0)))\n"
-
-
-def expected_total(folder, output: str, intra: int, inter: int, result: dict) -> int:
-    """The threads the fixed program must have when it emit()s: those of a
+def expected_total(folder, program: str, intra: int, inter: int, result: dict) -> int:
+    """The threads a fixed program of the fixture (`program`: its code as
+    run, emit() included) must have on TF2 when it emit()s: those of a
     process that asks TensorFlow itself for the legacy sizes
     (tests/tfproc.py reference_total: tf.config.threading, the same
     OMP_NUM_THREADS on an OpenMP build; one process per sizes in a test
@@ -99,10 +100,10 @@ def expected_total(folder, output: str, intra: int, inter: int, result: dict) ->
     pools a config gives; a setting the program makes wins over them). A
     program that starts threads run.json does not declare fails, never
     passes."""
-    if not json.loads((folder / "run.json").read_text()).get("own_threads"):
+    if not asked(folder).get("own_threads"):
         return reference_total(intra, inter, result.get("omp_num_threads"))
     env = {"TF_NUM_INTRAOP_THREADS": str(intra), "TF_NUM_INTEROP_THREADS": str(inter), **same_openmp(result)}
-    return total(run(runnable(folder, output), env=env))
+    return total(run(program, env=env))
 
 
 @pytest.mark.tf(since=RUNS_SINCE)
@@ -113,15 +114,15 @@ def test_fixed_program_keeps_its_thread_settings(folder, output, tmp_path):
     what the legacy program asked for (expected_total), and `run` calls every
     thread setting the fixed program makes applied."""
     report = tmp_path / "report.json"
-    result = run(runnable(folder, output), recorded=report)
+    program = (folder / output).read_text(encoding="utf-8") + "\nemit(cpus=len(os.sched_getaffinity(0)))\n"
+    result = run(program, recorded=report)
     intra, inter = expected_pools(folder, result["cpus"])
-    expected = expected_total(folder, output, intra, inter, result)
+    expected = expected_total(folder, program, intra, inter, result)
     assert total(result) == expected, (result["threads"], expected)
     [process] = json.loads(report.read_text())["processes"]
     threads = {s["field"]: s["verdict"] for s in process["settings"] if s["field"].endswith("parallelism_threads")}
-    asked = {f"{k}_op_parallelism_threads" for k in ("intra", "inter")
-             if json.loads((folder / "run.json").read_text())[k] != 0}
-    assert set(threads) >= asked and set(threads.values()) <= {"applied"}, process
+    sized = {f"{k}_op_parallelism_threads" for k in ("intra", "inter") if asked(folder)[k] != 0}
+    assert set(threads) >= sized and set(threads.values()) <= {"applied"}, process
 
 
 def test_bytes_libcst_does_not_round_trip_survive_a_fix():

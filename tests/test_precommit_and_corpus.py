@@ -61,20 +61,27 @@ def test_whole_pipeline_over_the_standard_library_changes_nothing():
     assert all("test" in b or "lib2to3" in b for b in broken), broken
 
 
+# The folders of the row's tensorflow (its sources in tensorflow_core on 1.15) and keras packages.
+ROW_PACKAGES = """
+import importlib.util, json
+specs = [importlib.util.find_spec(name) for name in ("tensorflow", "tensorflow_core", "keras")]
+print(json.dumps([list(s.submodule_search_locations)[0] for s in specs if s and s.submodule_search_locations]))
+"""
+
+
 @pytest.mark.tf(since=(1, 15))
 def test_the_analysis_never_raises_on_the_rows_tensorflow_and_keras():
     """Every .py file of the tensorflow and keras packages of the row's
     interpreter (TF_PYTHON; 2,751 files on 2.21, another set on each older
-    row; on 1.15 the sources are in tensorflow_core) through the whole analysis and every rule, the byte pre-filter
-    bypassed, each in its package as its project (so flows into sibling
-    modules are followed): no internal error, no parse error. The packages
-    are found by that interpreter, not imported."""
+    row; on 1.15 the sources are in tensorflow_core) through the whole
+    analysis and every rule, the byte pre-filter bypassed, each in its
+    package as its project (so flows into sibling modules are followed): no
+    internal error, no parse error. The packages are found by that
+    interpreter (ROW_PACKAGES), not imported."""
     from tfcompat_threads.codemod import engine
 
-    find = ("import importlib.util as u, json; print(json.dumps([list(u.find_spec(n).submodule_search_locations)[0] "
-            "for n in ('tensorflow', 'tensorflow_core', 'keras') if u.find_spec(n) and u.find_spec(n).submodule_search_locations]))")
-    folders = json.loads(subprocess.run([TF_PYTHON, "-c", find], capture_output=True, text=True, timeout=120,
-                                        check=True).stdout)
+    found = subprocess.run([TF_PYTHON, "-c", ROW_PACKAGES], capture_output=True, text=True, timeout=120, check=True)
+    folders = json.loads(found.stdout)
     assert any(Path(folder).name in ("tensorflow", "tensorflow_core") for folder in folders), "the row has tensorflow"
     failures, count = [], 0
     for folder in folders:

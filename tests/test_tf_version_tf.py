@@ -7,13 +7,11 @@ TensorFlow's own way of asking for the same sizes gives on this release."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from tests.test_codemod_fixtures import RUNNABLE, RUNS_SINCE, expected_pools, runs
+from tests.test_codemod_fixtures import RUNNABLE, RUNS_SINCE, expected_pools, expected_total, runs
 from tests.tfnames import missing, written_names
-from tests.tfproc import TF_PYTHON, ScenarioFailed, reference_total, run, tf_release
+from tests.tfproc import TF_PYTHON, ScenarioFailed, run, tf_release
 from tfcompat_threads import options
 from tfcompat_threads.codemod import transform
 
@@ -78,19 +76,13 @@ emit()
 _TF1_REFERENCES: dict[tuple[int, int], int] = {}
 
 
-def reference_threads(folder, program: str, intra: int, inter: int, omp: str | None) -> int:
+def reference_threads(folder, program: str, intra: int, inter: int, result: dict) -> int:
     """Threads of a process that asks for (intra, inter) TensorFlow's own way:
-    on TF1 a ConfigProto session running the harness's op; on TF2 the
-    fixtures' reference (test_codemod_fixtures.py expected_total:
-    tf.config.threading, once per sizes in a test run), or, for a program
-    that starts threads of its own (run.json "own_threads"), the same
-    program with the sizes in the environment as well (there the
-    environment and the API agree from 2.4 on)."""
+    on TF2 what the fixtures' outputs are counted against
+    (test_codemod_fixtures.py expected_total); on TF1 a ConfigProto session
+    running the harness's op."""
     if tf_release() >= (2, 0):
-        if not json.loads((folder / "run.json").read_text()).get("own_threads"):
-            return reference_total(intra, inter, omp)  # omp: the counted process's OMP_NUM_THREADS
-        result = run(program, env={"TF_NUM_INTRAOP_THREADS": str(intra), "TF_NUM_INTEROP_THREADS": str(inter)})
-        return sum(result["threads"].values())
+        return expected_total(folder, program, intra, inter, result)
     if (intra, inter) not in _TF1_REFERENCES:
         result = run(TF1_REFERENCE.format(intra=intra, inter=inter))
         _TF1_REFERENCES[intra, inter] = sum(result["threads"].values())
@@ -150,7 +142,7 @@ def test_native_output_for_each_tf_version_runs_with_its_pools(folder):
             ran.append((choice, "the legacy program, unchanged"))
             continue
         intra, inter = expected_pools(folder, result["cpus"])
-        reference = reference_threads(folder, code, intra, inter, result.get("omp_num_threads"))
+        reference = reference_threads(folder, code, intra, inter, result)
         assert sum(result["threads"].values()) == reference, (choice, result["threads"])
         ran.append((choice, "ran"))
     assert ran, f"no choice applies to TensorFlow {tf_release()}"

@@ -5,8 +5,10 @@ one line and exit 2 before anything runs."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -63,3 +65,24 @@ def test_tune_plot_without_matplotlib_is_one_line_and_exit_2_before_any_run(tmp_
         f"Error: --plot needs matplotlib, which is not installed for {sys.executable}: "
         "pip install 'tfcompat-threads[plot]'"]
     assert not marker.exists() and not (tmp_path / "t.png").exists()
+
+
+def test_the_plot_test_runs_on_the_newest_row_only(tmp_path):
+    """`@pytest.mark.tf(own_row=True)` (tests/conftest.py): collected where the
+    scenarios run on the tests' own interpreter, deselected on a row of
+    another one (here a wrapper that runs this one: the same release, so
+    only own_row tells them apart)."""
+    other = tmp_path / "python"
+    other.write_text(f'#!/bin/sh\nexec {sys.executable} "$@"\n')
+    other.chmod(0o755)
+    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "-q", "--collect-only",
+               "-m", "tf", f"{__file__}::test_tune_plot_writes_a_png_with_every_grid_point"]
+    ids = {}
+    base = {k: v for k, v in os.environ.items() if k != "TFCOMPAT_TEST_TF_PYTHON"}
+    for row, env in (("own", base), ("other", {**base, "TFCOMPAT_TEST_TF_PYTHON": str(other)})):
+        done = subprocess.run(command, capture_output=True, text=True, timeout=300,
+                              cwd=Path(__file__).parent.parent, env=env)
+        ids[row] = [line for line in done.stdout.splitlines() if "::" in line]
+        assert done.returncode in (0, 5), done.stdout + done.stderr
+    assert ids["own"] == ["tests/test_tune_plot.py::test_tune_plot_writes_a_png_with_every_grid_point"]
+    assert ids["other"] == []
