@@ -26,14 +26,45 @@ TESTS = Path(__file__).resolve().parent
 TF_PYTHON = os.environ.get("TFCOMPAT_TEST_TF_PYTHON") or sys.executable
 
 PRELUDE = r'''
-import json, os, sys
+import json, os, sys, time as _time
 
-def _count_threads():
-    """{thread name: count} of this process, from /proc/self/task/*/comm."""
-    counts = {}
+def _task_states():
+    """{thread id: state letter} of this process, from /proc/self/task."""
+    states = {}
     for tid in os.listdir("/proc/self/task"):
         try:
-            with open(f"/proc/self/task/{tid}/comm") as f:
+            with open("/proc/self/task/%s/stat" % tid) as f:
+                states[tid] = f.read().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):  # the thread ended meanwhile
+            continue
+    return states
+
+def _settled_tasks(quiet=0.2, limit=30.0):
+    """The threads of this process once none has started or ended for
+    `quiet` seconds and none but this one runs. TensorFlow starts threads
+    that end by themselves (its logger's initialisation, a graph runner's
+    one-thread pool): on a loaded machine one can outlive the work. A
+    pool's threads stay, and sleep when idle."""
+    me = str(os.getpid())
+    start = last_change = _time.monotonic()
+    tasks = _task_states()
+    while True:
+        _time.sleep(0.02)
+        now, seen = _time.monotonic(), _task_states()
+        if set(seen) != set(tasks):
+            last_change = now
+        tasks = seen
+        idle = all(state != "R" for tid, state in tasks.items() if tid != me)
+        if (idle and now - last_change >= quiet) or now - start >= limit:
+            return tasks
+
+def _count_threads():
+    """{thread name: count} of this process once its threads have settled
+    (_settled_tasks), from /proc/self/task/*/comm."""
+    counts = {}
+    for tid in _settled_tasks():
+        try:
+            with open("/proc/self/task/%s/comm" % tid) as f:
                 name = f.read().strip()
         except FileNotFoundError:  # the thread ended meanwhile (a tf.data thread, say)
             continue

@@ -33,7 +33,7 @@ if graph:
     marks = [v1.py_func(mark, [start + i], tf.float32, stateful=False) for i in range(64)]
     session = v1.Session()
     session.run(total)
-    names = threads.thread_names()
+    names = threads.settled_names()
     session.run(marks, {start: 1.0})
 else:
     from tfcompat_threads.shim.build import openmp_runtime
@@ -45,7 +45,7 @@ else:
     for _ in range(2):
         y = tf.matmul(x, x)
     float(tf.reduce_sum(y))
-    names = threads.thread_names()
+    names = threads.settled_names()
     if openmp:  # its workers: the threads the matmul started; the thread that ran it leads them
         workers = {tid: name for tid, (name, _) in threads.snapshot().items() if tid not in before_heavy}
         pools_only = dict(names)

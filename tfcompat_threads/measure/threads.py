@@ -12,6 +12,7 @@ process too: count with OPENBLAS_NUM_THREADS=1.
 from __future__ import annotations
 
 import os
+import time
 
 TASKS = "/proc/self/task"
 
@@ -21,16 +22,48 @@ def _read(path: str) -> str:
         return handle.read()
 
 
-def thread_names() -> dict[str, int]:
-    """{thread name: count} of this process."""
+def thread_names(tids=None) -> dict[str, int]:
+    """{thread name: count} of this process (of `tids`, if given)."""
     counts: dict[str, int] = {}
-    for tid in os.listdir(TASKS):
+    for tid in os.listdir(TASKS) if tids is None else tids:
         try:
             name = _read(f"{TASKS}/{tid}/comm").strip()
         except OSError:  # the thread ended meanwhile
             continue
         counts[name] = counts.get(name, 0) + 1
     return counts
+
+
+def _states() -> dict[str, str]:
+    """{thread id: scheduler state letter} of this process."""
+    states = {}
+    for tid in os.listdir(TASKS):
+        try:
+            states[tid] = _read(f"{TASKS}/{tid}/stat").rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):  # the thread ended meanwhile
+            continue
+    return states
+
+
+def settled_names(quiet: float = 0.2, limit: float = 10.0) -> dict[str, int]:
+    """thread_names() once no thread has started or ended for `quiet`
+    seconds and none but the caller's runs (at most `limit` seconds).
+    TensorFlow starts threads that end by themselves (its logger's
+    initialisation, a graph runner's one-thread pool): on a loaded machine
+    one can outlive an op and be counted as a pool's. A pool's threads stay,
+    and sleep when idle."""
+    me = str(native_thread_id())
+    start = last_change = time.monotonic()
+    tasks = _states()
+    while True:
+        time.sleep(0.02)
+        now, seen = time.monotonic(), _states()
+        if set(seen) != set(tasks):
+            last_change = now
+        tasks = seen
+        idle = all(state != "R" for tid, state in tasks.items() if tid != me)
+        if (idle and now - last_change >= quiet) or now - start >= limit:
+            return thread_names(tasks)
 
 
 def main_thread_name() -> str:
