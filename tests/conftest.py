@@ -11,8 +11,9 @@ range (TF1-only behaviour), and `build="threadpool"` or `build="openmp"`
 keeps it to the builds whose oneDNN runs on that runtime (the official
 wheels: threadpool; Intel's: OpenMP), as the row's TensorFlow itself says
 (tests/tfproc.py `openmp_build`), and `own_row=True` keeps it to the
-tests' own TensorFlow (the newest row: no TFCOMPAT_TEST_TF_PYTHON), for a
-test whose release-dependent part another test checks on every row. On a
+newest row (scripts/test sets TFCOMPAT_TEST_NEWEST_ROW=1 there; without a
+row, the tests' own TensorFlow), for a test whose release-dependent part
+another test checks on every row. On a
 row outside its range a test is deselected
 (pytest counts it so), never run and skipped. Likewise a test marked
 `python_since((3, 11), why=...)` on an older Python."""
@@ -45,7 +46,8 @@ def pytest_collection_modifyitems(config, items):
         build = "openmp" if openmp_build() else "threadpool"
     from tests.tfproc import TF_PYTHON
 
-    own = os.path.realpath(TF_PYTHON) == os.path.realpath(sys.executable)  # the newest row's: the tests' own
+    own = (os.path.realpath(TF_PYTHON) == os.path.realpath(sys.executable)  # the tests' own TensorFlow
+           or os.environ.get("TFCOMPAT_TEST_NEWEST_ROW") == "1")  # scripts/test's newest row
     keep, older = [], []
     for item, marker in zip(items, markers):
         outside = False

@@ -1,6 +1,7 @@
 """scripts/test says what it installs before each step and, at the end, how
 long it took, also when it fails; it runs the whole suite on the newest row
-and the TensorFlow tests on every other row of the matrix, and keeps its
+(its scenarios on a second venv of the same tensorflow-cpu without the plot
+extra) and the TensorFlow tests on every other row of the matrix, and keeps its
 environments between runs. Run here with stand-in interpreters that record
 their arguments instead of installing anything."""
 
@@ -99,15 +100,19 @@ def test_says_what_it_installs_before_each_step_and_how_long_it_took(tmp_path):
             assert " -m pytest " in step, step
     pytest_steps = [lines[i] for i in ran if " -m pytest " in lines[i]]
     tool = f"{venvs}/tf-latest-py3.13/bin/python -m pytest"
-    # the whole suite on the newest row, then -m tf on each other row, then the non-TF tests on 3.10
-    assert pytest_steps[0].startswith(f"RAN {tool} -n auto -p no:cacheprovider -k x TF_PYTHON=")
-    assert pytest_steps[0].endswith("TF_PYTHON=")
+    # the whole suite on the newest row (its scenarios on a venv of the same release without the plot
+    # extra), then -m tf on each other row, then the non-TF tests on 3.10
+    assert pytest_steps[0] == (f"RAN {tool} -n auto -p no:cacheprovider -k x "
+                               f"TF_PYTHON={venvs}/tf-latest-scenarios-py3.13/bin/python")
     for step, row in zip(pytest_steps[1:6], ROWS[1:]):
         assert step == f"RAN {tool} -n auto -p no:cacheprovider -m tf -k x TF_PYTHON={venvs}/{row}/bin/python"
     assert pytest_steps[6].startswith(f"RAN {venvs}/tf2.11-py3.10/bin/python -m pytest -n auto -p no:cacheprovider "
                                       "-m not tf -k x")
     assert len(pytest_steps) == 7
-    assert sum(" -m venv " in lines[i] for i in ran) == 6
+    assert sum(" -m venv " in lines[i] for i in ran) == 7
+    [scenarios] = [lines[i] for i in ran if "tf-latest-scenarios-py3.13/bin/python -m pip install " in lines[i]
+                   and "--upgrade" not in lines[i]]
+    assert "tensorflow-cpu==tensorflow 9.9.9" in scenarios and "[plot]" not in scenarios, scenarios  # the stub's answer
     assert re.fullmatch(r"== scripts/test took \d+m\d\ds", lines[-2]), lines[-2]
     assert lines[-1] == "0 passed, 0 failed"
 
@@ -164,7 +169,7 @@ def test_quick_runs_the_newest_row_only(tmp_path):
     code, lines, stderr = run_script(tmp_path, fail_row="none", args=("--quick",))
     assert code == 0, (lines, stderr)
     assert list(table(lines)) == ["tf-latest-py3.13"]
-    assert sum(" -m venv " in line for line in lines) == 1
+    assert sum(" -m venv " in line for line in lines) == 2  # the newest row's, and its scenarios'
     assert lines[-1] == "4 passed, 0 failed"
 
 

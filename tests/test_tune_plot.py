@@ -69,20 +69,23 @@ def test_tune_plot_without_matplotlib_is_one_line_and_exit_2_before_any_run(tmp_
 
 def test_the_plot_test_runs_on_the_newest_row_only(tmp_path):
     """`@pytest.mark.tf(own_row=True)` (tests/conftest.py): collected where the
-    scenarios run on the tests' own interpreter, deselected on a row of
-    another one (here a wrapper that runs this one: the same release, so
-    only own_row tells them apart)."""
+    scenarios run on the tests' own interpreter and on the row scripts/test
+    calls the newest (TFCOMPAT_TEST_NEWEST_ROW=1), deselected on another
+    row (here a wrapper that runs the row's interpreter: the same release,
+    so only own_row tells them apart)."""
     other = tmp_path / "python"
-    other.write_text(f'#!/bin/sh\nexec {sys.executable} "$@"\n')
+    other.write_text(f'#!/bin/sh\nexec {TF_PYTHON} "$@"\n')
     other.chmod(0o755)
     command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "-q", "--collect-only",
                "-m", "tf", f"{__file__}::test_tune_plot_writes_a_png_with_every_grid_point"]
     ids = {}
-    base = {k: v for k, v in os.environ.items() if k != "TFCOMPAT_TEST_TF_PYTHON"}
-    for row, env in (("own", base), ("other", {**base, "TFCOMPAT_TEST_TF_PYTHON": str(other)})):
+    base = {k: v for k, v in os.environ.items() if k not in ("TFCOMPAT_TEST_TF_PYTHON", "TFCOMPAT_TEST_NEWEST_ROW")}
+    rows = {"own": base, "other": {**base, "TFCOMPAT_TEST_TF_PYTHON": str(other)},
+            "newest": {**base, "TFCOMPAT_TEST_TF_PYTHON": str(other), "TFCOMPAT_TEST_NEWEST_ROW": "1"}}
+    for row, env in rows.items():
         done = subprocess.run(command, capture_output=True, text=True, timeout=300,
                               cwd=Path(__file__).parent.parent, env=env)
         ids[row] = [line for line in done.stdout.splitlines() if "::" in line]
         assert done.returncode in (0, 5), done.stdout + done.stderr
-    assert ids["own"] == ["tests/test_tune_plot.py::test_tune_plot_writes_a_png_with_every_grid_point"]
-    assert ids["other"] == []
+    test = "tests/test_tune_plot.py::test_tune_plot_writes_a_png_with_every_grid_point"
+    assert ids == {"own": [test], "other": [], "newest": [test]}, ids
