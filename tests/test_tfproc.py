@@ -1,4 +1,4 @@
-"""The tests' own thread counter (tests/tfproc.py PRELUDE) counts what
+"""The tests' own thread counter (tests/tfproc.py PRELUDE), and probe's, count what
 stays: TensorFlow starts threads that end by themselves (its logger's
 initialisation, a graph runner's one-thread pool; seen with gdb on 2.15),
 and on a loaded machine one of them can still be alive when a scenario
@@ -42,3 +42,12 @@ def test_a_thread_that_never_settles_ends_the_wait_at_the_limit():
     result = tfproc.run(THREADS.replace("emit(started=started)", "emit(settled=len(_settled_tasks(limit=1.0)), threads=dict())")
                         .format(busy=2, asleep=0), timeout=60)
     assert result["settled"] == 4, result
+
+
+def test_probe_counts_the_same_way():
+    """probe's counter (tfcompat_threads/measure/threads.py settled_names),
+    on the same threads: the main thread and the two that wait."""
+    counted = THREADS.replace("emit(started=started)", "from tfcompat_threads.measure import threads\n"
+                              "emit(started=started, threads=threads.settled_names())")
+    result = tfproc.run(counted.format(busy=0.6, asleep=0.6))
+    assert result["started"] == 5 and tfproc.total(result) == 3, result
