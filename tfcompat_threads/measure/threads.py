@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import time
+from typing import Iterable
 
 TASKS = "/proc/self/task"
 
@@ -22,7 +23,7 @@ def _read(path: str) -> str:
         return handle.read()
 
 
-def thread_names(tids=None) -> dict[str, int]:
+def thread_names(tids: Iterable[str] | None = None) -> dict[str, int]:
     """{thread name: count} of this process (of `tids`, if given)."""
     counts: dict[str, int] = {}
     for tid in os.listdir(TASKS) if tids is None else tids:
