@@ -232,6 +232,23 @@ def test_a_file_that_names_tensorflow_only_through_a_star_import_is_read_when_it
     assert star_may_bring_tensorflow((tmp_path / "train.py").read_bytes(), str(tmp_path / "train.py")) is reported
 
 
+@pytest.mark.parametrize("gap", [" ", "\t", " \\\n    ", "\\\r\n", " \\\r", "\f"])
+def test_a_star_import_split_as_python_allows_is_found(tmp_path, gap):
+    """`from utils import \\` with the `*` on the next line is a star import
+    too: the file is parsed, and its session reported."""
+    from tests.test_cli import cli
+    from tfcompat_threads.codemod.prefilter import may_need_codemod
+
+    (tmp_path / "setup.py").write_text("")
+    (tmp_path / "utils.py").write_text("import tensorflow as tf\n")
+    source = f"from utils import{gap}*\n\nsess = tf.Session()\n".encode()
+    compile(source, "train.py", "exec")  # Python reads it so
+    (tmp_path / "train.py").write_bytes(source)
+    assert may_need_codemod(source, str(tmp_path / "train.py"))
+    result = cli("check", "--output-format", "json", str(tmp_path / "train.py"))
+    assert result.exit_code == 1 and json.loads(result.stdout)
+
+
 def test_a_star_import_statement_is_found_wherever_python_allows_one(tmp_path):
     from tfcompat_threads.codemod.prefilter import star_may_bring_tensorflow
 

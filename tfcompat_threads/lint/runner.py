@@ -210,7 +210,14 @@ def _process_item(item: tuple) -> FileResult:
 
 
 def _process_batch(batch: list[tuple]) -> list[FileResult]:
-    return [_process_item(item) for item in batch]
+    """The results without the bytes the parent sent: a notebook's megabytes
+    of outputs would cross the pipe back too (`_Pool.results` puts them back)."""
+    results = [_process_item(item) for item in batch]
+    for result in results:
+        if result.fixed_source == result.source:
+            result.fixed_source = None
+        result.source = None
+    return results
 
 
 # Files of one folder go to one process together, up to this many: the
@@ -332,8 +339,12 @@ class _Pool:
                     batch = future.result()
                 except BrokenProcessPool:
                     break
+                for result, item in zip(batch, self.work[finished:]):
+                    result.source = item[1]
+                    if result.fixed_source is None:
+                        result.fixed_source = item[1]
+                    yield result
                 finished += len(batch)
-                yield from batch
         finally:
             self.executor.shutdown(wait=True, cancel_futures=True)
         for item in self.work[finished:]:
