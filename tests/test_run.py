@@ -116,6 +116,50 @@ def test_the_same_program_after_fix_is_applied(tmp_path):
     assert data["verdicts"]["applied"] == 2 and data["verdicts"]["ignored"] == 0
 
 
+TRANSIENT = """\
+import sys, threading, time
+import tensorflow as tf
+
+tf.config.threading.set_intra_op_parallelism_threads(2)
+tf.config.threading.set_inter_op_parallelism_threads(1)
+counting = sys.modules["_tfcompat_threads_counting"]  # the recorder's thread counter
+real, calls = counting.snapshot, []
+
+
+def ends_by_itself():  # as TensorFlow's logger initialisation does, busy a while
+    end = time.monotonic() + 0.3
+    while time.monotonic() < end:
+        pass
+
+
+def snapshot():
+    calls.append(1)
+    if len(calls) == 2:  # the recorder's first count after the first op: a thread that ends by itself is alive
+        threading.Thread(target=ends_by_itself).start()
+    return real()
+
+
+counting.snapshot = snapshot
+x = tf.random.uniform((300, 300))
+tf.matmul(x, x)
+print(len(calls) > 2)
+"""
+
+
+@pytest.mark.tf
+def test_a_thread_that_ends_by_itself_is_not_counted_as_a_pools(tmp_path):
+    """A thread alive when the first op's window ends, that ends by itself
+    (TensorFlow starts such threads; on a loaded machine one can outlive the
+    op) is no pool's: the recorder counts once the window's new threads have
+    settled, and the pools are the ones the program asked for. Before, it
+    was counted (an intra-op thread more on 2.16+, an inter-op one before)."""
+    proc, data = run_cli(tmp_path, TRANSIENT)
+    assert data is not None, proc.stderr.decode()[-2000:]
+    eager = window(only_process(data), "first_op")
+    assert (eager["intra_op"], eager["inter_op"]) == (2, 1), eager
+    assert proc.stdout == b"True\n"  # the thread was there when the recorder first counted
+
+
 @pytest.mark.tf
 def test_threads_set_after_the_first_op_raised_and_tft104_agrees(tmp_path):
     fixture = FIXTURES / "threading_after_op" / "input.py"

@@ -60,3 +60,44 @@ def test_probe_counts_the_same_way():
                         + "from tfcompat_threads.measure import threads\n"
                         "emit(started=started, threads=threads.settled_names())\n")
     assert result["started"] == 5 and tfproc.total(result) == 3, result
+
+
+RECORDER = """
+import threading, time as clock
+from tfcompat_threads.measure import threads
+stay, counted, over = threading.Event(), threading.Event(), threading.Event()
+def busy():  # the program's own thread, running since before the event
+    while not over.is_set():
+        pass
+def waits():
+    stay.wait()
+def works_then_ends():
+    counted.wait()
+    end = clock.monotonic() + 0.3
+    while clock.monotonic() < end:
+        pass
+def sleeps_then_ends():
+    counted.wait()
+    clock.sleep(0.3)
+threading.Thread(target=busy, daemon=True).start()
+before = threads.snapshot()
+for target in (waits, waits, works_then_ends, sleeps_then_ends):  # what the event starts
+    threading.Thread(target=target, daemon=True).start()
+started = len(threads.snapshot())
+counted.set()
+after = threads.settled_snapshot(before, limit=120.0)
+over.set()
+emit(before=len(before), started=started, after=len(after), threads=dict())
+"""
+
+
+def test_runs_recorder_waits_for_the_threads_an_event_started_and_for_no_other():
+    """`run`'s recorder (measure/threads.py settled_snapshot) counts the
+    threads after an event once those the event started have settled: of
+    the four started after `before`, the two that wait stay and the two
+    that end are gone; the program's own thread, busy since before the
+    event and until after the count, is counted and not waited for (were it
+    waited for, the wait would end at its 120 s limit, past the 60 s the
+    scenario has)."""
+    result = tfproc.run(RECORDER, timeout=60)
+    assert (result["before"], result["started"], result["after"]) == (2, 6, 4), result

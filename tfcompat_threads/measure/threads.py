@@ -86,6 +86,29 @@ def snapshot() -> dict[int, tuple[str, int]]:
     return out
 
 
+def settled_snapshot(before: Iterable[int], quiet: float = 0.2, limit: float = 5.0) -> dict[int, tuple[str, int]]:
+    """snapshot(), once the threads started since `before` (thread ids)
+    have settled: none of them has started or ended for `quiet` seconds and
+    none runs (at most `limit` seconds). `run`'s recorder takes it after an
+    event that made threads, so that a thread TensorFlow starts and that
+    ends by itself (settled_names) is not counted as a pool's; an event that
+    made no thread costs no wait, and only the new threads are watched (the
+    program's own may keep running)."""
+    known = {str(tid) for tid in before}
+    seen = snapshot()
+    if not set(map(str, seen)) - known:
+        return seen
+    start = last_change = time.monotonic()
+    tasks: set[str] | None = None
+    while True:
+        now, states = time.monotonic(), {t: s for t, s in _states().items() if t not in known}
+        if set(states) != tasks:
+            tasks, last_change = set(states), now
+        if (now - last_change >= quiet and all(state != "R" for state in states.values())) or now - start >= limit:
+            return snapshot()
+        time.sleep(0.02)
+
+
 def native_thread_id() -> int:
     """The kernel's id of the calling thread (its /proc/self/task entry)."""
     import threading

@@ -44,6 +44,12 @@ def _snapshot() -> dict:
     return {str(tid): list(value) for tid, value in _counting().snapshot().items()}
 
 
+def _settled_snapshot(before: dict) -> dict:
+    """The threads after an event, once those it started have settled (a
+    thread that ends by itself is no pool's: measure/threads.py)."""
+    return {str(tid): list(value) for tid, value in _counting().settled_snapshot(map(int, before)).items()}
+
+
 def _new_threads(before: dict, after: dict) -> dict:
     return {tid: value[0] for tid, value in after.items() if tid not in before}
 
@@ -205,7 +211,7 @@ def _wrap_context(cls) -> None:
 
 
 def _record_first_op(context, before: dict) -> None:
-    after = _snapshot()
+    after = _settled_snapshot(before)
     _write({"ev": "first_op", "site": _site(), "eager": _eager(), "env": _env(), "main": _main_name(),
             "new": _new_threads(before, after), "threads": after})
 
@@ -257,7 +263,7 @@ def _wrap_sessions(cls) -> None:
             event["error"] = f"{type(error).__name__}: {error}"
             raise
         finally:
-            after = _snapshot()
+            after = _settled_snapshot(before)
             event["new"] = _new_threads(before, after)
             event["env"] = _env()
             event["main"] = _main_name()
