@@ -174,6 +174,8 @@ def _non_ascii(source: bytes) -> bytes:
         return source.translate(None, _ASCII)
     return b"".join(chunk.translate(None, _ASCII) for chunk in
                     (source[start:start + _CHUNK] for start in range(0, len(source), _CHUNK)) if not chunk.isascii())
+
+
 _WORD = re.compile("[A-Za-z0-9_]")
 _WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 _FOREIGN = re.compile(rb"[\x80-\xff]+")
