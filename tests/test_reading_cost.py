@@ -113,6 +113,28 @@ def test_fix_of_a_notebook_with_non_ascii_text_and_html_escapes_keeps_every_othe
     assert after == text.replace("tf.Session()", "tf.compat.v1.Session()")
 
 
+def test_check_of_a_notebook_parses_its_code_once_and_fix_parses_what_it_writes(tmp_path, monkeypatch):
+    # check applies a notebook's fixes to tell whether fix can write it, and
+    # parses the result no more than a .py file's check does: never (fix does)
+    from tfcompat_threads.codemod import source
+    from tests.test_cli import cli
+
+    cells = [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+              "source": ["import tensorflow as tf\n", "s = tf.Session()\n"]}]
+    path = tmp_path / "n.ipynb"
+    path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 2}))
+    parsed = []
+    real = source.Source._parse
+    monkeypatch.setattr(source.Source, "_parse", lambda self, *a, **k: parsed.append(self.text) or real(self, *a, **k))
+    checked = cli("check", "--no-cache", str(path))
+    assert "1 finding in 1 file (1 fixable with `fix`)" in checked.output  # fix can write it
+    assert parsed == ["import tensorflow as tf\ns = tf.Session()\n\n"]
+    parsed.clear()
+    assert cli("fix", "--no-cache", str(path)).exit_code == 0
+    assert parsed[0] == "import tensorflow as tf\ns = tf.Session()\n\n"
+    assert parsed[1:] == ["import tensorflow as tf\ns = tf.compat.v1.Session()\n\n"]
+
+
 # -- a module of the repository, analysed only as far as asked -------------------------------------
 
 

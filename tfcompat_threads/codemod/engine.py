@@ -285,6 +285,11 @@ class LintOptions(NamedTuple):
     """"openmp": the project declares an OpenMP build of TensorFlow (intel-tensorflow)."""
     leftover: bool = False
     """With `fix`: count the TF1-only names outside session config the fixed module uses (`Outcome.outside`)."""
+    trial: bool = False
+    """With `fix`: a run that only tells whether the fix applies (a notebook's
+    check, lint/notebooks.py): a fix that one round made whole is not parsed
+    again, as a check of a .py file never parses one (`fix` does, and writes
+    nothing that does not parse)."""
 
 
 def run(document: bytes | Module, target: str = "native", filename: str | None = None, **options) -> Outcome:
@@ -313,14 +318,14 @@ def _run(document: bytes | Module, filename: str | None, options: LintOptions) -
     """Findings of one module and, with `fix`, the fixed module (a .py file's
     bytes, or a `Module`-like document such as a notebook, edited in place).
     Raises SourceError for code that cannot be decoded or parsed, and never
-    hands back code that does not parse. Options: `path`: the file on disk, when
+    hands back code that does not parse (but a `trial`'s, never written). Options: `path`: the file on disk, when
     `filename` is not it (a notebook's module). `wants`: the codes to report
     (default: the rules on by default). `memo` (lint/cache.py): the first
     round's findings and edits, kept by an earlier run of the same settings
     when the module's bytes and everything its analysis read are unchanged.
     `tf_version`: the oldest TensorFlow ("X.Y") the fixed code must run on
     (None: the newest names)."""
-    target, wants, unsafe_fixes, fix, noqa, path, memo, add_noqa, tf_version, build, counting = options
+    target, wants, unsafe_fixes, fix, noqa, path, memo, add_noqa, tf_version, build, counting, trial = options
     counting = counting and fix and not add_noqa
     if wants is None:
         from .rules import DEFAULT
@@ -383,6 +388,8 @@ def _run(document: bytes | Module, filename: str | None, options: LintOptions) -
         if not module.apply(before, edits):
             break
         if not skipped and module.exact:  # one round did it: no need to read it all again
+            if trial:
+                return Outcome(first, module.code())
             new = _reparsed(module.code(), filename)
             outcome = Outcome(first, module.code(), _moved(before, new, edits, [f for f in final if not f.fixed]))
             outcome.tree = new.tree

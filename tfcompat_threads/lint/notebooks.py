@@ -536,7 +536,8 @@ def run(data: bytes, settings, fix: bool, enabled: frozenset[str], path: str | N
     try:
         outcome = engine.run(module, settings.target, None, wants=enabled.__contains__,
                              unsafe_fixes=settings.unsafe_fixes, fix=fix, path=path, memo=memo, add_noqa=add_noqa,
-                             tf_version=settings.tf_version, build=settings.build, leftover=leftover)
+                             tf_version=settings.tf_version, build=settings.build, leftover=leftover,
+                             trial=trial)
     except SourceError as error:
         raise _in_cell(module, error) from None
     outcome.problems = [_in_cell(module, problem) for problem in outcome.problems]
