@@ -74,8 +74,9 @@ def tf1_regions(analysis) -> list[tuple[int, int]]:
     function called only from such code."""
     regions = []
     for node in analysis.ifs:
-        direct = _names_tensorflow(analysis, node.test)
-        if not direct and not _may_be_predicate(node.test):
+        nodes = list(ast.walk(node.test))  # walked once for both questions
+        direct = _names_tensorflow(analysis, node.test, nodes=nodes)
+        if not direct and not _may_be_predicate(nodes):
             continue
         try:
             on_tf2 = _truth(analysis, node.test, "2")
@@ -92,11 +93,10 @@ def tf1_regions(analysis) -> list[tuple[int, int]]:
     return sorted(regions)
 
 
-def _may_be_predicate(test: ast.expr) -> bool:
-    """A test that may call the repository's own predicate or read its flag:
-    a call without arguments, or a name."""
-    return any((type(n) is ast.Call and not n.args and not n.keywords) or type(n) is ast.Name
-               for n in ast.walk(test))
+def _may_be_predicate(nodes: list[ast.AST]) -> bool:
+    """A test (its nodes) that may call the repository's own predicate or
+    read its flag: a call without arguments, or a name."""
+    return any((type(n) is ast.Call and not n.args and not n.keywords) or type(n) is ast.Name for n in nodes)
 
 
 def _tf1_arms(analysis) -> list[tuple[int, int]]:
@@ -179,8 +179,9 @@ def _truth(analysis, test: ast.expr, major: str) -> bool:
     return bool(_evaluate(analysis, test, major))
 
 
-def _names_tensorflow(analysis, test: ast.expr, depth: int = 0) -> bool:
-    nodes = list(ast.walk(test))
+def _names_tensorflow(analysis, test: ast.expr, depth: int = 0, nodes: list[ast.AST] | None = None) -> bool:
+    if nodes is None:
+        nodes = list(ast.walk(test))
     if depth < MAX_HELPERS and any((found := _helper_return(analysis, n)) and _names_tensorflow(*found, depth + 1)
                                    for n in nodes if type(n) is ast.Call):
         return True

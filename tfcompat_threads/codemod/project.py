@@ -32,6 +32,7 @@ class Project:
         self._modules: frozenset[str] | None = None
         self._packaging = ""
         self._contents: dict[Path, tuple[tuple[int, int], bytes | None]] = {}
+        self._digests: dict[Path, tuple[bytes | None, str | None]] = {}
         self._logs: list[_Log] = []
         self._made: dict[Path, _Log] = {}
         self._mentions: dict[str, tuple[int, list[Path]]] = {}
@@ -118,7 +119,10 @@ class Project:
     def read(self, path: Path) -> bytes | None:
         """A regular file's bytes (None: unreadable or too big); read again when it changed."""
         data = self._read(path)
-        self._note("read", str(path), digest(data))
+        known = self._digests.get(path)
+        if known is None or known[0] is not data:  # digested once per bytes read
+            known = self._digests[path] = (data, digest(data))
+        self._note("read", str(path), known[1])
         return data
 
     def _read(self, path: Path) -> bytes | None:
