@@ -47,7 +47,8 @@ READ_ALL_CLICK_SEARCH = ("import pathlib, sys, click\nfor p in pathlib.Path(sys.
                          "    b'tensorflow' in p.read_bytes()\n")
 # ... and that asks the tool's own pre-filter of each (codemod/prefilter.py: a file that does not
 # name TensorFlow may still import it by a star import or a name spelled with other characters)
-READ_ALL_CLICK_PREFILTER = ("import pathlib, sys, click\nfrom tfcompat_threads.codemod.prefilter import may_need_codemod\n"
+READ_ALL_CLICK_PREFILTER = ("import pathlib, sys, click\n"
+                            "from tfcompat_threads.codemod.prefilter import may_need_codemod\n"
                             "for p in pathlib.Path(sys.argv[1]).rglob('*.py'):\n"
                             "    may_need_codemod(p.read_bytes(), str(p))\n")
 
@@ -123,7 +124,8 @@ def bench_scan(work: Path, repeat: int) -> dict:
     passed = sum(1 for path in files if needs_codemod(path.read_bytes(), str(path))[0])  # what the run parses
     return {**result, "files": len(files), "target": 2.0, "prefilter_passed": passed,
             "floors": {"click, read, one search": {"s": least["subject_s"], "ratio": least["ratio"]},
-                       "click, read, the pre-filter": {"s": prefiltered["subject_s"], "ratio": prefiltered["ratio"]}},
+                       "click, read, the pre-filter": {"s": prefiltered["subject_s"],
+                                                       "ratio": prefiltered["ratio"]}},
             "cache": "on, cold" + ("" if passed else " (never opened: no file passes the pre-filter)"),
             "what": "check over a copy of the standard library (a pyproject.toml with settings) vs reading "
                     "every .py file in Python"}

@@ -116,8 +116,8 @@ def test_fix_of_a_notebook_with_non_ascii_text_and_html_escapes_keeps_every_othe
 def test_check_of_a_notebook_parses_its_code_once_and_fix_parses_what_it_writes(tmp_path, monkeypatch):
     # check applies a notebook's fixes to tell whether fix can write it, and
     # parses the result no more than a .py file's check does: never (fix does)
-    from tfcompat_threads.codemod import source
     from tests.test_cli import cli
+    from tfcompat_threads.codemod import source
 
     cells = [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
               "source": ["import tensorflow as tf\n", "s = tf.Session()\n"]}]
@@ -125,7 +125,12 @@ def test_check_of_a_notebook_parses_its_code_once_and_fix_parses_what_it_writes(
     path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 2}))
     parsed = []
     real = source.Source._parse
-    monkeypatch.setattr(source.Source, "_parse", lambda self, *a, **k: parsed.append(self.text) or real(self, *a, **k))
+
+    def counted(self, *args, **kwargs):
+        parsed.append(self.text)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(source.Source, "_parse", counted)
     checked = cli("check", "--no-cache", str(path))
     assert "1 finding in 1 file (1 fixable with `fix`)" in checked.output  # fix can write it
     assert parsed == ["import tensorflow as tf\ns = tf.Session()\n\n"]

@@ -318,8 +318,9 @@ def _run(document: bytes | Module, filename: str | None, options: LintOptions) -
     """Findings of one module and, with `fix`, the fixed module (a .py file's
     bytes, or a `Module`-like document such as a notebook, edited in place).
     Raises SourceError for code that cannot be decoded or parsed, and never
-    hands back code that does not parse (but a `trial`'s, never written). Options: `path`: the file on disk, when
-    `filename` is not it (a notebook's module). `wants`: the codes to report
+    hands back code that does not parse (but a `trial`'s, never written).
+    Options: `path`: the file on disk, when `filename` is not it (a
+    notebook's module). `wants`: the codes to report
     (default: the rules on by default). `memo` (lint/cache.py): the first
     round's findings and edits, kept by an earlier run of the same settings
     when the module's bytes and everything its analysis read are unchanged.
