@@ -174,6 +174,10 @@ def test_a_method_called_from_a_nested_function_is_no_internal_error():
     ("def helper():\r\n    return 1\r\n", True),
     ("async def helper():\n    return await g()\n", True),
     ("def helper(\n  a=1,\n):\n    # a comment\n\n    return a\n", True),
+    ("def \\\n  helper():\n    return 1\n", True),  # a def split by a backslash
+    ("x = undef \\\n    + 1\n\ndef helper():\n    pass\n    return 2\n", False),  # `undef \\` is no def
+    ("s = 'def helper(): return 1'\n", False),  # not at the start of a line
+    ("if x: def_helper = 1\n", False),
 ])
 def test_a_module_is_analysed_for_a_helper_only_when_its_bytes_may_define_one(module, may):
     """A version check's helper must be a def whose body is one `return`:

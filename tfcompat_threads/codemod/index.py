@@ -101,30 +101,55 @@ class Index:
 
     def _gather_methods(self) -> dict:
         """One pass for every class: each `<name>.attr` is a use of each
-        method above it whose first parameter is `name`."""
-        parents = self._parents
+        method above it whose first parameter is `name` (what is above a
+        node, its depth and the methods, is found once per node and kept)."""
         found: dict[ast.ClassDef, list] = {}
         positions: dict[int, int] = {}  # a method: its place in its class's body
+        above = _Above(self._parents)
         for number, node in enumerate(self.of_type(ast.Attribute)):  # walk order among them is what sorts
             if type(node.value) is not ast.Name:
                 continue
-            chain, up = [], node
-            while up in parents:
-                up = parents[up]
-                chain.append(up)
-            depth = len(chain)
-            for height, method in enumerate(chain[:-1]):
-                owner = chain[height + 1]
-                if type(owner) is ast.ClassDef and type(method) in _FUNCTIONS and first_param(method) == node.value.id:
+            count, methods = above(self._parents[node])
+            for method, owner in methods:
+                if first_param(method) == node.value.id:
                     if id(method) not in positions:
                         positions.update((id(m), i) for i, m in enumerate(owner.body))
-                    found.setdefault(owner, []).append((positions[id(method)], depth, number, node))
+                    found.setdefault(owner, []).append((positions[id(method)], count + 1, number, node))
         tables: dict = {}
         for owner, uses in found.items():
             table = tables[owner] = {}
             for *_, node in sorted(uses, key=lambda use: use[:3]):
                 table.setdefault(node.attr, []).append(node)
         return tables
+
+
+class _Above:
+    """For a node: how many nodes are above it, and the methods among it
+    and them, each with its class ((method, class), nearest first). Each
+    node's answer is made from its parent's, once."""
+
+    def __init__(self, parents: dict) -> None:
+        self._parents = parents
+        self._known: dict[ast.AST, tuple[int, tuple]] = {}
+
+    def __call__(self, node: ast.AST) -> tuple[int, tuple]:
+        known, parents = self._known, self._parents
+        answer = known.get(node)
+        if answer is not None:
+            return answer
+        pending = []
+        up = node
+        while up is not None and up not in known:
+            pending.append(up)
+            up = parents.get(up)
+        count, methods = known[up] if up is not None else (-1, ())
+        for below in reversed(pending):
+            parent = parents.get(below)
+            count += 1
+            if type(below) in _FUNCTIONS and type(parent) is ast.ClassDef:
+                methods = ((below, parent), *methods)
+            known[below] = (count, methods)
+        return known[node]
 
 
 def first_param(function) -> str | None:

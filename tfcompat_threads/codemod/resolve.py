@@ -122,7 +122,7 @@ def may_return_one(data: bytes | None, name: str, told: dict | None = None) -> b
 
 
 def _may_return_one(data: bytes, name: str) -> bool:
-    if _STAR_IMPORT.search(data) or _SPLIT_DEF.search(data) or b"\r" in data or any(
+    if _STAR_IMPORT.search(data) or _split_def(data) or b"\r" in data or any(
             _GLOBAL_BEFORE.search(data[max(0, m.start() - 200): m.start()]) for m in _GLOBAL.finditer(data)):
         return True
     try:
@@ -130,11 +130,15 @@ def _may_return_one(data: bytes, name: str) -> bool:
     except UnicodeDecodeError:
         return True
     lines = None
-    for found in re.finditer(rf"^([ \t]*)(?:async[ \t]+)?def[ \t]+{re.escape(name)}\b", text, re.MULTILINE):
+    for found in re.finditer(rf"def[ \t]+{re.escape(name)}\b", text):  # from the literal: at C speed
+        line_start = text.rfind("\n", 0, found.start()) + 1
+        lead = _DEF_LEAD.fullmatch(text, line_start, found.start())  # a def: at the start of its line
+        if lead is None:
+            continue
         if lines is None:
             lines = text.split("\n")
         first = text.count("\n", 0, found.start())
-        indent = len(found.group(1).expandtabs())
+        indent = len(lead.group(1).expandtabs())
         last = first + 1
         while last < len(lines):
             line = lines[last].expandtabs()
@@ -292,7 +296,21 @@ def _callable(analysis, node):
 
 
 _STAR_IMPORT = re.compile(rb"import[ \t]*\*")
-_SPLIT_DEF = re.compile(rb"\bdef[ \t]*\\")
+_SPLIT_DEF = re.compile(rb"def[ \t]*\\")
+_DEF_LEAD = re.compile(r"([ \t]*)(?:async[ \t]+)?")
+
+
+def _split_def(data: bytes) -> bool:
+    """A `def` then a backslash-continued line? The pattern begins with its
+    literal, so it is searched for at C speed (with a leading `\\b` it was
+    ~15x slower); the word's start is told from the byte before it."""
+    for match in _SPLIT_DEF.finditer(data):
+        before = data[match.start() - 1 : match.start()]
+        if not (before.isalnum() or before == b"_"):  # ASCII word bytes, as `\b` in a bytes pattern
+            return True
+    return False
+
+
 # A `global` statement where one can be: at a line's start, after `;`, or after a header's `:`
 # (the word found at C speed, then what stands before it).
 _GLOBAL = re.compile(rb"global[ \t]+[A-Za-z_]")
