@@ -126,16 +126,23 @@ def _called_only_from(analysis, regions: list[tuple[int, int]]) -> list[tuple[in
         return covered.holds(analysis.source.start(node))
 
     found: list[tuple[int, int]] = []
+    sites_of: dict = {}  # each function's call sites, asked once for all three rounds
+    elsewhere: dict = {}
     for _ in range(3):  # a function called only from one that is TF1-only
         more = False
         for function in analysis.index.functions:
             if inside(function):
                 continue
-            sites = analysis.call_sites(function)
+            if function not in sites_of:
+                sites_of[function] = analysis.call_sites(function)
+            sites = sites_of[function]
             if not sites or not all(inside(site) for site in sites):
                 continue
-            if not function.name.startswith("_") and analysis.calls_elsewhere(function):
-                continue
+            if not function.name.startswith("_"):
+                if function not in elsewhere:
+                    elsewhere[function] = bool(analysis.calls_elsewhere(function))
+                if elsewhere[function]:
+                    continue
             span = (analysis.source.start(function), analysis.source.end(function))
             found.append(span)
             covered.add(span)
