@@ -186,7 +186,8 @@ def to_module(notebook: Notebook) -> str:
             lines = _NEWLINE.split(cell.text)
             endings = _NEWLINE.findall(cell.text)
             cell.indent, cell.dedented = _leading_indent(lines)  # as IPython reads the cell
-            dedented = "".join(text + (endings[i] if i < len(endings) else "") for i, text in enumerate(lines))
+            dedented = "".join(text + (endings[i] if i < len(endings) else "") for i, text in enumerate(lines)) \
+                if cell.indent else cell.text
             # of this text: a fix that moved lines moved its magics
             code, cell.masked, cell.code_columns, count = _masked(dedented)
             cell.built = (cell.text, code, count)
@@ -202,9 +203,11 @@ def _masked(text: str) -> tuple[str, set[int], dict[int, int], int]:
     magic and its options (`%timeit -n 3 f(x)` -> `pass;        f(x)`), so
     that every line and column keeps its place."""
     lines = _NEWLINE.split(text)
-    endings = _NEWLINE.findall(text)
     masked: set[int] = set()
     columns: dict[int, int] = {}
+    if "%" not in text and "!" not in text and "?" not in text:  # no magic without one of them
+        return text, masked, columns, len(lines)
+    endings = _NEWLINE.findall(text)
     for first, continuation in _magics(lines):
         line = lines[first - 1]
         indent = line[: len(line) - len(line.lstrip())]
@@ -297,6 +300,8 @@ def _magics(lines: list[str]) -> list[tuple[int, list[int]]]:
     """(line, its `\\` continuation lines) of each magic, 1-based: a magic is
     a magic-looking line where a statement starts."""
     found = []
+    if not any(_MAGIC_LINE.match(line) for line in lines):  # most cells: no line looks like one
+        return found
     starts = _statement_starts(lines)
     number = 0
     while number < len(lines):
@@ -377,14 +382,15 @@ def locate(notebook: Notebook, line: int) -> tuple[Cell, int]:
     return found, line - found.start_line + 1
 
 
-def apply_edits(notebook: Notebook, module: str, edits) -> bool:
-    """Apply the codemod's edits (text offsets in `module`) to the cells they
-    fall in; True when a cell changed. Each cell owns its lines and the line
-    ending after its last line; an insertion where a cell starts belongs to
-    the cell before. An edit across cells or over a magic line is refused."""
+def apply_edits(notebook: Notebook, module, edits) -> bool:
+    """Apply the codemod's edits (text offsets in `module`, the Source of the
+    cells' module) to the cells they fall in; True when a cell changed. Each
+    cell owns its lines and the line ending after its last line; an
+    insertion where a cell starts belongs to the cell before. An edit across
+    cells or over a magic line is refused."""
     import bisect
 
-    starts = [0] + [m.end() for m in _NEWLINE.finditer(module)]
+    starts = module.line_starts  # the lines' starts in its text, found when it was read
 
     def where(offset: int) -> tuple[int, int]:
         index = bisect.bisect_right(starts, offset) - 1
@@ -489,7 +495,7 @@ class NotebookModule:
         return self._module
 
     def apply(self, source, edits) -> bool:
-        changed = apply_edits(self.notebook, source.text, edits)
+        changed = apply_edits(self.notebook, source, edits)
         if changed:
             self._module = to_module(self.notebook).encode("utf-8")
             self.exact = self._module == source.apply(edits)
